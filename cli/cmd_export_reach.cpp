@@ -32,7 +32,9 @@ nlohmann::json cell_json(const experiments::ReachCell& c) {
           {"updates_ci95", number_or_null(c.updates_ci95)},
           {"tokens", number_or_null(c.tokens)},
           {"tokens_ci95", number_or_null(c.tokens_ci95)},
-          {"tokens_per_update", number_or_null(c.tokens_per_update)}};
+          {"tokens_per_update", number_or_null(c.tokens_per_update)},
+          {"b_simple", number_or_null(c.b_simple)},
+          {"b_simple_runs", c.b_simple_runs}};
 }
 
 void export_reach(const ReachArgs& a, const GlobalOptions& global) {
@@ -46,6 +48,7 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const experiments::ReachTable t = experiments::reach_table(store, a.sweep, o);
   const auto fit = a.fit ? experiments::fit_best_cells(t) : std::nullopt;
+  const auto b_simple = experiments::best_cells_b_simple(t);
   std::string text;
   if (global.json) {
     nlohmann::json j{{"metric", a.metric}, {"target", a.target}, {"notes", t.notes}};
@@ -57,11 +60,12 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
                   {"b_crit", fit->b_crit},
                   {"r2", fit->r2},
                   {"points", fit->points},
-                  {"diminishing", fit->diminishing}};
+                  {"diminishing", fit->diminishing},
+                  {"b_simple", b_simple ? nlohmann::json(*b_simple) : nlohmann::json()}};
     text = j.dump(2) + "\n";
   } else {
     text = experiments::reach_markdown(t, o);
-    if (a.fit) text += "\n" + experiments::critical_batch_text(fit);
+    if (a.fit) text += "\n" + experiments::critical_batch_text(fit, b_simple);
   }
   write_export(text, a.out);
 }

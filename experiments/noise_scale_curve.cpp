@@ -23,16 +23,10 @@ double at(const std::map<int64_t, double>& series, int64_t step) {
   return it == series.end() ? NAN : it->second;
 }
 
-}  // namespace
-
-std::vector<NoiseScalePoint> noise_scale_curve(const db::Store& store, int64_t run, int pool) {
+// The windows of `updates` (noise.updates by step), `pool` at a time.
+std::vector<NoiseScalePoint> pooled_windows(const db::Store& store, int64_t run,
+                                            const std::map<int64_t, double>& updates, int pool) {
   namespace m = db::metric;
-  if (pool < 1) throw std::invalid_argument("noise scale: --pool must be at least 1");
-  const auto updates = by_step(store, run, m::kNoiseUpdates);
-  if (updates.empty())
-    throw InputError("fathom export noise-scale", 0, "run",
-                     "run " + std::to_string(run) +
-                         " has no noise.* rows: train it with train.noise_scale: true");
   const auto trace = by_step(store, run, m::kNoiseTrace);
   const auto trace_se = by_step(store, run, m::kNoiseTraceSe);
   const auto grad_sq = by_step(store, run, m::kNoiseGradSq);
@@ -60,6 +54,35 @@ std::vector<NoiseScalePoint> noise_scale_curve(const db::Store& store, int64_t r
     if (!std::isnan(l)) p.train_loss = l;
   }
   return points;
+}
+
+}  // namespace
+
+std::vector<NoiseScalePoint> noise_scale_curve(const db::Store& store, int64_t run, int pool) {
+  if (pool < 1) throw std::invalid_argument("noise scale: --pool must be at least 1");
+  const auto updates = by_step(store, run, db::metric::kNoiseUpdates);
+  if (updates.empty())
+    throw InputError("fathom export noise-scale", 0, "run",
+                     "run " + std::to_string(run) +
+                         " has no noise.* rows: train it with train.noise_scale: true");
+  return pooled_windows(store, run, updates, pool);
+}
+
+std::optional<NoiseScalePoint> noise_scale_at(const db::Store& store, int64_t run, double update) {
+  const auto updates = by_step(store, run, db::metric::kNoiseUpdates);
+  if (updates.empty()) return std::nullopt;
+  const std::vector<NoiseScalePoint> windows = pooled_windows(store, run, updates, 1);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    if (static_cast<double>(windows[i].last_update) < update) continue;
+    if (i == 0) return windows[0];
+    NoiseScalePoint two = windows[i - 1];
+    two.window.add(windows[i].window);
+    two.last_update = windows[i].last_update;
+    two.train_loss = windows[i].train_loss;
+    two.estimate = estimate_noise_scale(two.window);
+    return two;
+  }
+  return std::nullopt;
 }
 
 }  // namespace fathom::experiments

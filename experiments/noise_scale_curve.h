@@ -24,4 +24,10 @@ struct NoiseScalePoint {
 // than `pool` windows is pooled as it is.
 std::vector<NoiseScalePoint> noise_scale_curve(const db::Store& store, int64_t run, int pool);
 
+// The noise scale where a run was at `update` (a time to target's, fractional): the log window
+// holding it pooled with the one before -- the windows a comparison of B_crit with B_simple
+// reads (McCandlish et al. 2018 measure B_simple at the loss whose steps they count). nullopt
+// for a run without noise.* rows or without a window reaching `update`.
+std::optional<NoiseScalePoint> noise_scale_at(const db::Store& store, int64_t run, double update);
+
 }  // namespace fathom::experiments

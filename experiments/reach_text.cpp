@@ -14,14 +14,20 @@ std::string with_ci(double mean, double ci, const char* format = "%.1f") {
                            : cell_number(mean, format);
 }
 
+// Whether any run of the table read its noise scale while it trained.
+bool any_b_simple(const ReachTable& t) {
+  return std::any_of(t.cells.begin(), t.cells.end(),
+                     [](const ReachCell& c) { return c.b_simple_runs > 0; });
+}
+
 }  // namespace
 
 std::string reach_markdown(const ReachTable& t, const ReachOptions& o) {
-  const bool cols = !o.cols.empty();
+  const bool cols = !o.cols.empty(), noise = any_b_simple(t);
   std::string text = "| " + o.rows + (cols ? " | " + o.cols : "") + " | reached | updates to " +
-                     o.metric + " " + cell_number(o.target) +
-                     " | target tokens to it | tokens per update |\n|---" + (cols ? "|---" : "") +
-                     "|---:|---:|---:|---:|\n";
+                     o.metric + " " + cell_number(o.target) + " | target tokens to it | " +
+                     "tokens per update |" + (noise ? " B_simple there |" : "") + "\n|---" +
+                     (cols ? "|---" : "") + "|---:|---:|---:|---:|" + (noise ? "---:|" : "") + "\n";
   for (size_t i = 0; i < t.cells.size(); ++i) {
     const auto& c = t.cells[i];
     const bool best = std::find(t.best.begin(), t.best.end(), i) != t.best.end();
@@ -29,11 +35,16 @@ std::string reach_markdown(const ReachTable& t, const ReachOptions& o) {
             std::to_string(c.runs) + " | " + (best ? "**" : "") +
             with_ci(c.updates, c.updates_ci95) + (best ? "**" : "") + " | " +
             with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + cell_number(c.tokens_per_update) +
-            " |\n";
+            " |" + (noise ? " " + cell_number(c.b_simple, "%.0f") + " |" : "") + "\n";
   }
   text +=
       "\n*mean over the runs that reached the target ± half-width of the 95 % t-interval; "
       "bold: each row's fewest updates among its cells whose every run reached it*\n";
+  if (noise)
+    text +=
+        "\n*B_simple there: the gradient noise scale in target tokens the runs read while they "
+        "trained (train.noise_scale), pooled over the log window where each reached the target "
+        "and the one before, the mean over the cell's runs*\n";
   for (const auto& n : t.notes) text += "\n*" + n + "*\n";
   return text;
 }
@@ -47,7 +58,19 @@ std::optional<CriticalBatchFit> fit_best_cells(const ReachTable& t) {
   return fit_critical_batch(batch, updates);
 }
 
-std::string critical_batch_text(const std::optional<CriticalBatchFit>& f) {
+std::optional<double> best_cells_b_simple(const ReachTable& t) {
+  if (t.best.empty()) return std::nullopt;
+  double log_sum = 0;
+  for (size_t i : t.best) {
+    const double b = t.cells[i].b_simple;
+    if (!(b > 0) || !std::isfinite(b)) return std::nullopt;
+    log_sum += std::log(b);
+  }
+  return std::exp(log_sum / static_cast<double>(t.best.size()));
+}
+
+std::string critical_batch_text(const std::optional<CriticalBatchFit>& f,
+                                std::optional<double> b_simple) {
   if (!f)
     return "critical batch: not fitted (it needs the best cells of 3 or more rows of different "
            "batch sizes, each with every run at the target)\n";
@@ -60,6 +83,10 @@ std::string critical_batch_text(const std::optional<CriticalBatchFit>& f) {
     text +=
         "  no diminishing returns measured (S_min or B_crit not positive): the rows do not "
         "follow the model\n";
+  if (b_simple)
+    text += "  against B_simple where the best cells got there (geometric mean over them) " +
+            cell_number(*b_simple, "%.0f") + " target tokens: B_crit / B_simple " +
+            cell_number(f->b_crit / *b_simple, "%.2f") + "\n";
   return text;
 }
 

@@ -36,7 +36,8 @@ void reach_section(std::ostream& out, const db::Store& store, const std::string&
   try {
     const ReachTable t = reach_table(store, selected, sweep, o);
     out << reach_markdown(t, o);
-    if (request.fit_critical_batch) out << "\n" << critical_batch_text(fit_best_cells(t));
+    if (request.fit_critical_batch)
+      out << "\n" << critical_batch_text(fit_best_cells(t), best_cells_b_simple(t));
   } catch (const InputError& e) {  // no finished run with the layout's axes: the reason
     out << "No table: " << e.message() << ".\n";
   }

@@ -11,6 +11,7 @@
 #include "db/metric_names.h"
 #include "db/metric_presentation.h"
 #include "experiments/comparison_table.h"
+#include "experiments/noise_scale_curve.h"
 #include "experiments/sweep_runs.h"
 
 namespace fathom::experiments {
@@ -27,6 +28,7 @@ std::optional<std::string> axis_value(const TableRun& run, const std::string& ax
 struct RunReach {
   std::optional<double> updates;
   double tokens_per_update = NAN;  // its last target_tokens over that point's update
+  double b_simple = NAN;           // where it got there (train.noise_scale's runs)
 };
 
 RunReach run_reach(const db::Store& store, int64_t run, const ReachOptions& o, bool lower) {
@@ -35,6 +37,9 @@ RunReach run_reach(const db::Store& store, int64_t run, const ReachOptions& o, b
   const auto tokens = store.metric_series(run, db::metric::kTargetTokens);
   if (!tokens.empty() && tokens.back().step > 0)
     r.tokens_per_update = tokens.back().value / static_cast<double>(tokens.back().step);
+  if (r.updates)
+    if (const auto noise = noise_scale_at(store, run, *r.updates))
+      r.b_simple = noise->estimate.b_simple;  // infinite where |G|^2 is not positive
   return r;
 }
 
@@ -102,15 +107,18 @@ ReachTable reach_table(const db::Store& store, const SweepRuns& selected, const 
       auto it = groups.find({row, col});
       if (it == groups.end()) continue;
       ReachCell c{row, col, static_cast<int>(it->second.size()), 0, NAN, NAN, NAN, NAN, NAN};
-      std::vector<double> updates, tokens, per_update;
+      std::vector<double> updates, tokens, per_update, b_simple;
       for (const auto& r : it->second) {
         if (std::isfinite(r.tokens_per_update)) per_update.push_back(r.tokens_per_update);
         if (!r.updates) continue;
         ++c.reached;
         updates.push_back(*r.updates);
         tokens.push_back(*r.updates * r.tokens_per_update);
+        if (!std::isnan(r.b_simple)) b_simple.push_back(r.b_simple);
       }
       if (!per_update.empty()) c.tokens_per_update = summarize(per_update).mean;
+      if (!b_simple.empty()) c.b_simple = summarize(b_simple).mean;
+      c.b_simple_runs = static_cast<int>(b_simple.size());
       if (!updates.empty()) {
         std::tie(c.updates, c.updates_ci95) = mean_ci(updates);
         std::tie(c.tokens, c.tokens_ci95) = mean_ci(tokens);

@@ -7,7 +7,9 @@
 // every run reached the target). With the batch as the row axis, McCandlish et al. 2018's model
 // S = S_min (1 + B_crit / B) ("An empirical model of large-batch training", arXiv 1812.06162,
 // eq. 2.11) fitted to the rows' best cells gives the critical batch B_crit, to set against the
-// gradient noise scale (`fathom analyze noise-scale`, methods.md s5.12).
+// gradient noise scale (`fathom analyze noise-scale`, methods.md s5.12) -- and, where the runs
+// read it while they trained (train.noise_scale), to each cell's B_simple where it got there.
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -40,6 +42,11 @@ struct ReachCell {
   double updates = 0, updates_ci95 = 0;  // mean over the runs that reached; ci95 NaN under 2
   double tokens = 0, tokens_ci95 = 0;    // target tokens at that update
   double tokens_per_update = 0;          // the cell's mean B: target tokens over updates
+  // Runs that logged train.noise_scale: the mean over those that reached of B_simple where they
+  // did (noise_scale_at, experiments/noise_scale_curve.h), in target tokens; NaN where none has
+  // one.
+  double b_simple = NAN;
+  int b_simple_runs = 0;
 };
 
 struct ReachTable {

@@ -1,16 +1,19 @@
 // Time to a target (experiments/time_to_target.h): the crossing of a curve computed by hand, a
 // sweep's cells over hand-made curves (the best cell of a row is the fastest whose every run
 // got there; a run that never got there counts in the cell and not in its mean), and
-// McCandlish et al.'s S = S_min (1 + B_crit / B) recovered from points made by it.
+// McCandlish et al.'s S = S_min (1 + B_crit / B) recovered from points made by it; B_simple where
+// the runs got there from noise.* rows written as the trainer writes them, pooled by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "base/metrics/noise_scale_window.h"
 #include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/store.h"
+#include "experiments/reach_text.h"
 #include "experiments/time_to_target.h"
 #include "tests/support/temp_dir.h"
 
@@ -87,6 +90,16 @@ void store_runs(const std::string& path, const std::vector<Run>& runs) {
   }
 }
 
+// The table of valid_loss 2.0 with the batch as rows and the rate as columns.
+experiments::ReachOptions loss_two_options() {
+  experiments::ReachOptions o;
+  o.rows = "data.max_tokens";
+  o.cols = "train.lr";
+  o.metric = db::metric::kValidLoss;
+  o.target = 2.0;
+  return o;
+}
+
 // Two batch sizes x two rates x two seeds. At batch 512 the rate 2e-3 is faster on average but
 // one of its seeds never reaches 2.0, so the row's best is 1e-3; a running run is left out.
 TEST(TimeToTarget, CellsCountTheRunsThatGotThereAndTheBestIsComplete) {
@@ -100,11 +113,7 @@ TEST(TimeToTarget, CellsCountTheRunsThatGotThereAndTheBestIsComplete) {
                     {"2048", "1e-3", "2", {8, 0.0}, 2100},     // at 75
                     {"2048", "1e-3", "3", {8, 9, 9}, 2000, "running"}});
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
-  experiments::ReachOptions o;
-  o.rows = "data.max_tokens";
-  o.cols = "train.lr";
-  o.metric = db::metric::kValidLoss;
-  o.target = 2.0;
+  experiments::ReachOptions o = loss_two_options();
   const experiments::ReachTable t = experiments::reach_table(store, "s", o);
   ASSERT_EQ(t.cells.size(), 3u);
   const auto& slow = t.cells[0];
@@ -134,6 +143,66 @@ TEST(TimeToTarget, CellsCountTheRunsThatGotThereAndTheBestIsComplete) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "--rows");
   }
+}
+
+// A log window's noise.* rows at update `step` from its updates' (tr, |G|^2), as
+// TrainingSession::log_noise_scale writes them.
+void log_noise_window(db::Store& store, int64_t run, int64_t step,
+                      const std::vector<std::pair<double, double>>& updates) {
+  NoiseScaleWindow w;
+  for (const auto& [trace, grad_sq] : updates) w.add(trace, grad_sq);
+  const NoiseScaleEstimate e = estimate_noise_scale(w);
+  namespace m = db::metric;
+  store.write_metrics(run, {{step, m::kNoiseUpdates, static_cast<double>(w.updates), 0.0},
+                            {step, m::kNoiseTrace, e.trace, 0.0},
+                            {step, m::kNoiseTraceSe, e.trace_se, 0.0},
+                            {step, m::kNoiseGradSq, e.grad_sq, 0.0},
+                            {step, m::kNoiseGradSqSe, e.grad_sq_se, 0.0}});
+}
+
+// Runs that read their noise scale while training: each reports B_simple pooled over the log
+// window where it reached the target and the one before (the first window alone when it got
+// there inside it); a cell's is the mean over its runs that have one; the critical batch is set
+// against the best cells' geometric mean. A table without such runs has no B_simple column.
+TEST(TimeToTarget, BSimpleWhereTheRunsGotThere) {
+  fathom::testing::TempDir dir;
+  const std::string path = (dir.path() / "runs.db").string();
+  store_runs(path, {{"512", "1e-3", "1", {8, 3, 1.0}, 500},      // 2.0 at 150
+                    {"512", "1e-3", "2", {8, 1.0, 0.9}, 500},    // at 85.7
+                    {"2048", "1e-3", "1", {8, 1.0, 0.9}, 2000},  // at 85.7
+                    {"2048", "1e-3", "2", {8, 1.0, 0.9}, 2000}});
+  {
+    auto store = db::Store::open(path);
+    // Windows ending at 100 and 200: tr means 3 and 7, |G|^2 means 1 and 2.
+    for (int64_t run : {1, 2}) {
+      log_noise_window(store, run, 100, {{2, 1}, {4, 1}});
+      log_noise_window(store, run, 200, {{6, 2}, {8, 2}});
+    }
+    log_noise_window(store, 3, 100, {{1, 0.5}, {3, 1.5}});  // run 4: no noise.* rows
+  }
+  auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  experiments::ReachOptions o = loss_two_options();
+  const experiments::ReachTable t = experiments::reach_table(store, "s", o);
+  ASSERT_EQ(t.cells.size(), 2u);
+  // Run 1 pools both windows (tr 5, |G|^2 1.5); run 2 got there inside the first (3 / 1).
+  EXPECT_EQ(t.cells[0].b_simple_runs, 2);
+  EXPECT_NEAR(t.cells[0].b_simple, (5 / 1.5 + 3.0) / 2, 1e-9);
+  EXPECT_EQ(t.cells[1].b_simple_runs, 1);
+  EXPECT_NEAR(t.cells[1].b_simple, 2.0, 1e-9);
+  const auto gm = experiments::best_cells_b_simple(t);
+  ASSERT_TRUE(gm);
+  EXPECT_NEAR(*gm, std::sqrt((5 / 1.5 + 3.0) / 2 * 2.0), 1e-9);
+  const std::string text = experiments::reach_markdown(t, o);
+  EXPECT_NE(text.find("| B_simple there |"), std::string::npos) << text;
+  const experiments::CriticalBatchFit fit{100, 400, 1, 3, true};
+  const std::string line = experiments::critical_batch_text(fit, 200.0);
+  EXPECT_NE(line.find("B_crit / B_simple 2.00"), std::string::npos) << line;
+  EXPECT_EQ(experiments::critical_batch_text(fit).find("B_simple"), std::string::npos);
+
+  experiments::ReachTable plain = t;
+  for (auto& c : plain.cells) c.b_simple_runs = 0, c.b_simple = NAN;
+  EXPECT_EQ(experiments::reach_markdown(plain, o).find("B_simple"), std::string::npos);
+  EXPECT_FALSE(experiments::best_cells_b_simple(plain));
 }
 
 }  // namespace test_time_to_target
