@@ -10,7 +10,7 @@
 // batch alone. The big gradient: the update's, whose norm the clipping takes anyway. The cost:
 // a norm, a subtraction and a copy over the gradients per batch, and one gradient-sized buffer.
 //
-// Nothing is read from the device but at read(): per update, the two estimates are made and
+// Nothing is read from the device but at window(): per update, the two estimates are made and
 // summed on the device, as DeviceMetrics does with the losses.
 #include <torch/torch.h>
 
