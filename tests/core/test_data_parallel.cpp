@@ -196,8 +196,15 @@ TEST_F(DataParallel, TwoRanksTrainPostLnAsOneProcess) {
   expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: post}", "post", "valid_bleu: 8, ");
 }
 
+// With train.noise_scale: one process and two ranks read the same batches of each update (each
+// batch's gradient, the one process's as its accumulation less the one before, a rank's within
+// its share) against the same update's, so their noise.* rows agree as the losses do.
 TEST_F(DataParallel, TwoRanksTrainPreLnAsOneProcess) {
-  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: pre}", "pre");
+  expect_equivalent(kEncoderDecoder + ", dropout: 0, norm: pre}", "pre", "noise_scale: true, ");
+  const auto readings = Store::open(db(), OpenMode::ReadOnly)
+                            .metric_series(last_run_id(), fathom::db::metric::kNoiseUpdates);
+  ASSERT_EQ(readings.size(), 4u);  // log points 5, 10, 15, 20, a reading from every update
+  for (const auto& point : readings) EXPECT_EQ(point.value, 5.0) << "update " << point.step;
 }
 
 TEST_F(DataParallel, TwoRanksTrainAdminWithItsProfilingAsOneProcess) {
@@ -262,7 +269,7 @@ TEST_F(DataParallel, ATwoRankRunRepeatsBitForBit) {
 // numbers as reducing every bucket after it: the runs agree bit for bit, dropout included, and
 // only the overlapped one reports reducing inside the backward. With checkpoint_activations
 // the layers' gradients are accumulated in nested backwards (core/model/checkpointed_layer.cpp),
-// still once per parameter and backward. train.noise_scale reads each rank's share before the
+// still once per parameter and backward. train.noise_scale reads each rank's batches before the
 // reduction -- while the overlapped buckets already reduce -- and its rows agree too, one
 // reading from every update of each log window.
 TEST_F(DataParallel, OverlappedReductionEqualsReductionAfterTheBackwardBitForBit) {
