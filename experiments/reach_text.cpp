@@ -14,6 +14,12 @@ std::string with_ci(double mean, double ci, const char* format = "%.1f") {
                            : cell_number(mean, format);
 }
 
+// A cell's B_simple: infinite where a run's |G|^2 estimate was not positive (the mean gradient
+// not resolved from the noise: bounded below only).
+std::string b_simple_text(double b) {
+  return std::isinf(b) && b > 0 ? "∞" : cell_number(b, "%.0f");
+}
+
 // Whether any run of the table read its noise scale while it trained.
 bool any_b_simple(const ReachTable& t) {
   return std::any_of(t.cells.begin(), t.cells.end(),
@@ -35,7 +41,7 @@ std::string reach_markdown(const ReachTable& t, const ReachOptions& o) {
             std::to_string(c.runs) + " | " + (best ? "**" : "") +
             with_ci(c.updates, c.updates_ci95) + (best ? "**" : "") + " | " +
             with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + cell_number(c.tokens_per_update) +
-            " |" + (noise ? " " + cell_number(c.b_simple, "%.0f") + " |" : "") + "\n";
+            " |" + (noise ? " " + b_simple_text(c.b_simple) + " |" : "") + "\n";
   }
   text +=
       "\n*mean over the runs that reached the target ± half-width of the 95 % t-interval; "

@@ -199,6 +199,11 @@ TEST(TimeToTarget, BSimpleWhereTheRunsGotThere) {
   EXPECT_NE(line.find("B_crit / B_simple 2.00"), std::string::npos) << line;
   EXPECT_EQ(experiments::critical_batch_text(fit).find("B_simple"), std::string::npos);
 
+  experiments::ReachTable unresolved = t;  // a run whose |G|^2 was not positive: unbounded
+  unresolved.cells[1].b_simple = INFINITY;
+  EXPECT_NE(experiments::reach_markdown(unresolved, o).find("| ∞ |"), std::string::npos);
+  EXPECT_FALSE(experiments::best_cells_b_simple(unresolved));
+
   experiments::ReachTable plain = t;
   for (auto& c : plain.cells) c.b_simple_runs = 0, c.b_simple = NAN;
   EXPECT_EQ(experiments::reach_markdown(plain, o).find("B_simple"), std::string::npos);
