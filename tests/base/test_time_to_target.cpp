@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "base/metrics/noise_scale_window.h"
 #include "base/util/error.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/reach_text.h"
 #include "experiments/time_to_target.h"
+#include "tests/support/noise_scale_rows.h"
 #include "tests/support/temp_dir.h"
 
 using namespace fathom;
@@ -145,21 +145,6 @@ TEST(TimeToTarget, CellsCountTheRunsThatGotThereAndTheBestIsComplete) {
   }
 }
 
-// A log window's noise.* rows at update `step` from its updates' (tr, |G|^2), as
-// TrainingSession::log_noise_scale writes them.
-void log_noise_window(db::Store& store, int64_t run, int64_t step,
-                      const std::vector<std::pair<double, double>>& updates) {
-  NoiseScaleWindow w;
-  for (const auto& [trace, grad_sq] : updates) w.add(trace, grad_sq);
-  const NoiseScaleEstimate e = estimate_noise_scale(w);
-  namespace m = db::metric;
-  store.write_metrics(run, {{step, m::kNoiseUpdates, static_cast<double>(w.updates), 0.0},
-                            {step, m::kNoiseTrace, e.trace, 0.0},
-                            {step, m::kNoiseTraceSe, e.trace_se, 0.0},
-                            {step, m::kNoiseGradSq, e.grad_sq, 0.0},
-                            {step, m::kNoiseGradSqSe, e.grad_sq_se, 0.0}});
-}
-
 // Runs that read their noise scale while training: each reports B_simple pooled over the log
 // window where it reached the target and the one before (the first window alone when it got
 // there inside it); a cell's is the mean over its runs that have one; the critical batch is set
@@ -175,10 +160,11 @@ TEST(TimeToTarget, BSimpleWhereTheRunsGotThere) {
     auto store = db::Store::open(path);
     // Windows ending at 100 and 200: tr means 3 and 7, |G|^2 means 1 and 2.
     for (int64_t run : {1, 2}) {
-      log_noise_window(store, run, 100, {{2, 1}, {4, 1}});
-      log_noise_window(store, run, 200, {{6, 2}, {8, 2}});
+      fathom::testing::log_noise_window(store, run, 100, {{2, 1}, {4, 1}});
+      fathom::testing::log_noise_window(store, run, 200, {{6, 2}, {8, 2}});
     }
-    log_noise_window(store, 3, 100, {{1, 0.5}, {3, 1.5}});  // run 4: no noise.* rows
+    fathom::testing::log_noise_window(store, 3, 100,
+                                      {{1, 0.5}, {3, 1.5}});  // run 4: no noise.* rows
   }
   auto store = db::Store::open(path, db::OpenMode::ReadOnly);
   experiments::ReachOptions o = loss_two_options();

@@ -16,25 +16,19 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "tests/support/fathom_cli.h"
+#include "tests/support/noise_scale_rows.h"
 #include "tests/support/temp_dir.h"
 
 namespace test_export_noise_scale_cli {
 namespace ft = fathom::testing;
 namespace m = fathom::db::metric;
 
-// A window's rows at update `step`, as TrainingSession::log_noise_scale writes them.
+// A window's rows at update `step`, as TrainingSession::log_noise_scale writes them, and a
+// training loss there.
 void log_window(fathom::db::Store& store, int64_t run, int64_t step,
                 const std::vector<std::pair<double, double>>& updates) {
-  fathom::NoiseScaleWindow w;
-  for (const auto& [trace, grad_sq] : updates) w.add(trace, grad_sq);
-  const fathom::NoiseScaleEstimate e = fathom::estimate_noise_scale(w);
-  store.write_metrics(run, {{step, m::kNoiseUpdates, static_cast<double>(w.updates), 0.0},
-                            {step, m::kNoiseTrace, e.trace, 0.0},
-                            {step, m::kNoiseTraceSe, e.trace_se, 0.0},
-                            {step, m::kNoiseGradSq, e.grad_sq, 0.0},
-                            {step, m::kNoiseGradSqSe, e.grad_sq_se, 0.0},
-                            {step, m::kNoiseBSimple, e.b_simple, 0.0},
-                            {step, m::kTrainLoss, 4.0 - static_cast<double>(step) / 3, 0.0}});
+  ft::log_noise_window(store, run, step, updates);
+  store.write_metrics(run, {{step, m::kTrainLoss, 4.0 - static_cast<double>(step) / 3, 0.0}});
 }
 
 TEST(ExportNoiseScaleCli, PoolsLoggedWindowsAsTheirUpdates) {
