@@ -5,7 +5,8 @@
 // again for every depth: select_sweep_runs with "model.layers=D", then lr_sensitivity_of), the
 // sensitivity over the whole selection and the importance decomposition; peak memory after each
 // size. Both ways must give the same best rates ("same: yes"). Also the time-to-target section
-// (`fathom report --reach valid_loss=3`: one curve read per run, experiments/report_reach.h).
+// (`fathom report --reach valid_loss=3`, experiments/report_reach.h: a curve read per run, and
+// its train.noise_scale rows -- ten log windows a run here -- for B_simple where it got there).
 //   build/bench/bench_report_sections [SEEDS,... (default 32,128,512)]
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "base/util/strings.h"
 #include "bench/peak_rss.h"
 #include "bench/size_list.h"
+#include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/hparam_importance.h"
 #include "experiments/lr_transfer.h"
@@ -60,6 +62,16 @@ void fill(db::Store& store, int seeds) {
                   {"axis.train.lr", rate},
                   {"axis.train.seed", std::to_string(seed)}};
         r.metrics = {{0, "valid_loss", 9.0, 0.0}, {1000, "valid_loss", loss, 1.0}};
+        // train.noise_scale's rows, a log window every 100 updates: the reach section reads
+        // B_simple where each run got there.
+        for (int64_t step = 100; step <= 1000; step += 100)
+          for (const auto& [name, value] : {std::pair{db::metric::kNoiseUpdates, 100.0},
+                                            {db::metric::kNoiseTrace, 300.0},
+                                            {db::metric::kNoiseTraceSe, 20.0},
+                                            {db::metric::kNoiseGradSq, 1.5},
+                                            {db::metric::kNoiseGradSqSe, 0.1},
+                                            {db::metric::kNoiseBSimple, 200.0}})
+            r.metrics.push_back({step, name, value, 1.0});
         store.import_run(r);
       }
 }
@@ -124,7 +136,9 @@ int main(int argc, char** argv) {
                 sensitivity_s, importance_s, reach_s, bench::peak_rss_mb());
     std::fflush(stdout);
     if (sensitivity.curves.empty() || importance.axes.empty()) return 1;
-    if (reach.str().find("No table") != std::string::npos) return 1;
+    if (reach.str().find("No table") != std::string::npos ||
+        reach.str().find("B_simple there") == std::string::npos)
+      return 1;
     fs::remove(path);
   }
   return 0;
