@@ -1,5 +1,5 @@
 // `fathom export plot
-// curves|figure|analysis|lr-sensitivity|lr-transfer|parallel|probe|importance`:
+// curves|figure|analysis|lr-sensitivity|lr-transfer|parallel|probe|importance|budgets|reach`:
 // publication figures (PNG, PDF, SVG) of training curves from the store, of any figure JSON, and of
 // `fathom analyze` results (docs/plots.md). Qt stays behind plot/export.h, so this file builds like
 // any other command.
@@ -423,6 +423,7 @@ void add_export_plot_command(CLI::App& export_cmd, GlobalOptions& options) {
   add_probe(plot_cmd, options);
   add_importance(plot_cmd, options);
   add_budgets(plot_cmd, options);
+  add_reach_plot(plot_cmd, options);
 }
 
 #else  // !FATHOM_HAVE_PLOTS

@@ -12,16 +12,11 @@
 #include "base/util/json_number.h"
 #include "cli/commands.h"
 #include "cli/export_output.h"
+#include "cli/reach_args.h"
 #include "experiments/reach_text.h"
 
 namespace fathom::cli {
 namespace {
-
-struct ReachArgs {
-  std::string sweep, rows, cols, metric, where, direction = "auto", out;
-  double target = NAN;
-  bool fit = false;
-};
 
 nlohmann::json cell_json(const experiments::ReachCell& c) {
   return {{"row", c.row},
@@ -37,18 +32,9 @@ nlohmann::json cell_json(const experiments::ReachCell& c) {
           {"b_simple_runs", c.b_simple_runs}};
 }
 
-void export_reach(const ReachArgs& a, const GlobalOptions& global) {
-  experiments::ReachOptions o;
-  o.rows = a.rows;
-  o.cols = a.cols;
-  o.metric = a.metric;
-  o.target = a.target;
-  o.where = a.where;
-  if (a.direction != "auto") o.lower_is_better = a.direction == "min";
+void export_reach(const ReachArgs& a, const std::string& out, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
-  const experiments::ReachTable t = experiments::reach_table(store, a.sweep, o);
-  const auto fit = a.fit ? experiments::fit_best_cells(t) : std::nullopt;
-  const auto b_simple = experiments::best_cells_b_simple(t);
+  const auto [t, fit, b_simple] = read_reach(store, a);
   std::string text;
   if (global.json) {
     nlohmann::json j{{"metric", a.metric}, {"target", a.target}, {"notes", t.notes}};
@@ -64,34 +50,25 @@ void export_reach(const ReachArgs& a, const GlobalOptions& global) {
                   {"b_simple", b_simple ? nlohmann::json(*b_simple) : nlohmann::json()}};
     text = j.dump(2) + "\n";
   } else {
-    text = experiments::reach_markdown(t, o);
+    text = experiments::reach_markdown(t, reach_options(a));
     if (a.fit) text += "\n" + experiments::critical_batch_text(fit, b_simple);
   }
-  write_export(text, a.out);
+  write_export(text, out);
 }
 
 }  // namespace
 
 void add_export_reach_command(CLI::App& export_cmd, GlobalOptions& global) {
-  auto a = std::make_shared<ReachArgs>();
+  struct Args {
+    ReachArgs reach;
+    std::string out;
+  };
+  auto a = std::make_shared<Args>();
   CLI::App* cmd = export_cmd.add_subcommand(
       "reach", "Updates and tokens each cell's runs took to first reach a value of a curve");
-  cmd->add_option("--sweep", a->sweep, "sweep name")->required();
-  cmd->add_option("--metric", a->metric, "a curve: valid_loss, valid_ppl, valid_bleu, ...")
-      ->required();
-  cmd->add_option("--target", a->target, "the value to reach, e.g. 2.0")->required();
-  cmd->add_option("--rows", a->rows, "axis of the rows, e.g. data.max_tokens")->required();
-  cmd->add_option("--cols", a->cols, "axis of the columns, e.g. train.lr (default: one column)");
-  cmd->add_option("--direction", a->direction,
-                  "reached at or below (min) or at or above (max) the target; auto: the "
-                  "metric's own direction (loss/ppl down, BLEU up)")
-      ->check(CLI::IsMember({"auto", "max", "min"}));
-  cmd->add_flag("--fit-critical-batch", a->fit,
-                "fit S = S_min (1 + B_crit / B) to the rows' best cells, B their target tokens "
-                "per update (McCandlish et al. 2018): the critical batch B_crit");
-  cmd->add_option("--where", a->where, kWhereHelp);
+  add_reach_options(cmd, a->reach);
   cmd->add_option("--out", a->out, "write to this file instead of stdout");
-  cmd->callback([a, &global] { export_reach(*a, global); });
+  cmd->callback([a, &global] { export_reach(a->reach, a->out, global); });
 }
 
 }  // namespace fathom::cli

@@ -42,6 +42,8 @@ void report(const GlobalOptions& global, const nlohmann::json& written,
 
 // `export plot budgets` (cli/cmd_export_plot_budgets.cpp).
 void add_budgets(CLI::App* plot_cmd, GlobalOptions& global);
+// `export plot reach` (cli/cmd_export_plot_reach.cpp).
+void add_reach_plot(CLI::App* plot_cmd, GlobalOptions& global);
 
 }  // namespace fathom::cli
 #endif

@@ -28,20 +28,46 @@ bool any_b_simple(const ReachTable& t) {
 
 }  // namespace
 
-std::string reach_markdown(const ReachTable& t, const ReachOptions& o) {
+TextTable reach_text_table(const ReachTable& t, const ReachOptions& o) {
   const bool cols = !o.cols.empty(), noise = any_b_simple(t);
-  std::string text = "| " + o.rows + (cols ? " | " + o.cols : "") + " | reached | updates to " +
-                     o.metric + " " + cell_number(o.target) + " | target tokens to it | " +
-                     "tokens per update |" + (noise ? " B_simple there |" : "") + "\n|---" +
-                     (cols ? "|---" : "") + "|---:|---:|---:|---:|" + (noise ? "---:|" : "") + "\n";
-  for (size_t i = 0; i < t.cells.size(); ++i) {
-    const auto& c = t.cells[i];
+  TextTable table;
+  table.header = {o.rows};
+  if (cols) table.header.push_back(o.cols);
+  for (const std::string& h :
+       {std::string("reached"), "updates to " + o.metric + " " + cell_number(o.target),
+        std::string("target tokens to it"), std::string("tokens per update")})
+    table.header.push_back(h);
+  if (noise) table.header.push_back("B_simple there");
+  for (const auto& c : t.cells) {
+    std::vector<std::string> row{c.row};
+    if (cols) row.push_back(c.col);
+    row.push_back(std::to_string(c.reached) + "/" + std::to_string(c.runs));
+    row.push_back(with_ci(c.updates, c.updates_ci95));
+    row.push_back(with_ci(c.tokens, c.tokens_ci95, "%.0f"));
+    row.push_back(cell_number(c.tokens_per_update));
+    if (noise) row.push_back(b_simple_text(c.b_simple));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::string reach_markdown(const ReachTable& t, const ReachOptions& o) {
+  const bool noise = any_b_simple(t);
+  const TextTable table = reach_text_table(t, o);
+  const size_t updates = o.cols.empty() ? 2 : 3;  // the updates column, bold in each row's best
+  std::string text = "|", rule = "|";
+  for (size_t i = 0; i < table.header.size(); ++i) {
+    text += " " + table.header[i] + " |";
+    rule += i < updates - 1 ? "---|" : "---:|";
+  }
+  text += "\n" + rule + "\n";
+  for (size_t i = 0; i < table.rows.size(); ++i) {
     const bool best = std::find(t.best.begin(), t.best.end(), i) != t.best.end();
-    text += "| " + c.row + (cols ? " | " + c.col : "") + " | " + std::to_string(c.reached) + "/" +
-            std::to_string(c.runs) + " | " + (best ? "**" : "") +
-            with_ci(c.updates, c.updates_ci95) + (best ? "**" : "") + " | " +
-            with_ci(c.tokens, c.tokens_ci95, "%.0f") + " | " + cell_number(c.tokens_per_update) +
-            " |" + (noise ? " " + b_simple_text(c.b_simple) + " |" : "") + "\n";
+    text += "|";
+    for (size_t k = 0; k < table.rows[i].size(); ++k)
+      text +=
+          " " + (best && k == updates ? "**" + table.rows[i][k] + "**" : table.rows[i][k]) + " |";
+    text += "\n";
   }
   text +=
       "\n*mean over the runs that reached the target ± half-width of the 95 % t-interval; "

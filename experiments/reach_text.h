@@ -7,12 +7,15 @@
 #include <optional>
 #include <string>
 
+#include "experiments/text_table.h"
 #include "experiments/time_to_target.h"
 
 namespace fathom::experiments {
 
 // `rows`, `cols` (may be ""), `metric` and `target` head the table.
 std::string reach_markdown(const ReachTable& t, const ReachOptions& o);
+// The same cells as plain text (no bold), as the app's Time to target tab lists them.
+TextTable reach_text_table(const ReachTable& t, const ReachOptions& o);
 
 // S = S_min (1 + B_crit / B) over the rows' best cells, B their target tokens per update.
 std::optional<CriticalBatchFit> fit_best_cells(const ReachTable& t);

@@ -160,4 +160,22 @@ std::optional<CriticalBatchFit> fit_critical_batch(const std::vector<double>& ba
   return f;
 }
 
+std::optional<double> target_every_run_reached(const db::Store& store, const SweepRuns& selected,
+                                               const std::string& metric,
+                                               std::optional<bool> lower_is_better) {
+  const bool lower =
+      lower_is_better.value_or(!db::metric::higher_is_better(metric).value_or(false));
+  std::optional<double> target;
+  for (const auto& rec : selected.runs) {
+    if (rec.status != "finished") continue;  // a diverged run need not get anywhere
+    std::optional<double> best;              // the run's best point
+    for (const auto& p : store.metric_series(rec.id, metric))
+      if (std::isfinite(p.value) && (!best || (lower ? p.value < *best : p.value > *best)))
+        best = p.value;
+    if (!best) return std::nullopt;  // a finished run without the curve: none every run reached
+    if (!target || (lower ? *best > *target : *best < *target)) target = best;
+  }
+  return target;
+}
+
 }  // namespace fathom::experiments

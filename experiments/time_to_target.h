@@ -62,6 +62,14 @@ ReachTable reach_table(const db::Store& store, const std::string& sweep,
 ReachTable reach_table(const db::Store& store, const SweepRuns& selected, const std::string& sweep,
                        const ReachOptions& options);
 
+// The least demanding value every finished run of `selected` reached at some point (the highest
+// of their lowest losses; the lowest of their highest BLEUs): a target every finished run's cell
+// is complete at, where the Time to target tab starts. nullopt without a finished run, or where
+// one lacks the curve.
+std::optional<double> target_every_run_reached(const db::Store& store, const SweepRuns& selected,
+                                               const std::string& metric,
+                                               std::optional<bool> lower_is_better = {});
+
 // S = S_min + S_min B_crit / B by least squares in 1 / B over the points (B, S), at least 3.
 struct CriticalBatchFit {
   double s_min = 0, b_crit = 0, r2 = 0;

@@ -12,6 +12,7 @@
 #include "gui/lr_sensitivity_view.h"
 #include "gui/parallel_view.h"
 #include "gui/probes_view.h"
+#include "gui/reach_view.h"
 #include "gui/runs_view.h"
 #include "gui/sweep_editor.h"
 #include "gui/workbench_view.h"
@@ -38,6 +39,8 @@ const std::vector<ViewEntry>& workbench_views() {
        [] { return new ImportanceView; }},
       {QStringLiteral("Scalin&g"), QStringLiteral("scaling.png"),
        [] { return new DepthScalingView; }},
+      {QStringLiteral("Time to targ&et"), QStringLiteral("time-to-target.png"),
+       [] { return new ReachView; }},
   };
   return views;
 }

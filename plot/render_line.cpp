@@ -65,6 +65,10 @@ void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& styl
     const QCPRange r = plot.yAxis->range();  // the same air, as a factor
     if (r.lower > 0) plot.yAxis->setRange(r.lower / 1.15, r.upper * 1.15);
   }
+  if (f.x.scale == Scale::Log && !f.x.min && !f.x.max) {
+    const QCPRange r = plot.xAxis->range();  // markers and error bars at the ends whole
+    if (r.lower > 0) plot.xAxis->setRange(r.lower / 1.08, r.upper * 1.08);
+  }
   plot.xAxis->setLabel(detail::qstr(f.x.label));
   plot.yAxis->setLabel(detail::qstr(f.y.label));
   detail::finish_legend(plot);

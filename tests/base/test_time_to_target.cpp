@@ -13,6 +13,7 @@
 #include "db/metric_names.h"
 #include "db/store.h"
 #include "experiments/reach_text.h"
+#include "experiments/sweep_runs.h"
 #include "experiments/time_to_target.h"
 #include "tests/support/noise_scale_rows.h"
 #include "tests/support/temp_dir.h"
@@ -194,6 +195,69 @@ TEST(TimeToTarget, BSimpleWhereTheRunsGotThere) {
   for (auto& c : plain.cells) c.b_simple_runs = 0, c.b_simple = NAN;
   EXPECT_EQ(experiments::reach_markdown(plain, o).find("B_simple"), std::string::npos);
   EXPECT_FALSE(experiments::best_cells_b_simple(plain));
+}
+
+// The least demanding value every finished run reached: the highest of their lowest losses
+// (2.4, the run that stalled), or for a higher-is-better reading the lowest of their highest
+// points (0.7); diverged and running runs do not count; a finished run without the curve leaves
+// none.
+TEST(TimeToTarget, TheTargetEveryFinishedRunReached) {
+  fathom::testing::TempDir dir;
+  const std::string path = (dir.path() / "runs.db").string();
+  store_runs(path, {{"512", "1e-3", "1", {8, 3, 1.0}, 500},
+                    {"512", "1e-3", "2", {8, 2.5, 2.4}, 500},
+                    {"512", "2e-3", "1", {0.5, 0.7, 0.6}, 500},
+                    {"2048", "1e-3", "1", {8, 9, 50}, 2000, "diverged"},
+                    {"2048", "1e-3", "2", {9, 9, 9}, 2000, "running"}});
+  auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const auto runs = experiments::select_sweep_runs(store, "s", "");
+  const auto lowest = experiments::target_every_run_reached(store, runs, db::metric::kValidLoss);
+  ASSERT_TRUE(lowest);
+  EXPECT_DOUBLE_EQ(*lowest, 2.4);
+  const auto highest =
+      experiments::target_every_run_reached(store, runs, db::metric::kValidLoss, false);
+  ASSERT_TRUE(highest);
+  EXPECT_DOUBLE_EQ(*highest, 0.7);
+  // At 2.4 every finished cell is complete.
+  experiments::ReachOptions o = loss_two_options();
+  o.target = *lowest;
+  for (const auto& c : experiments::reach_table(store, runs, "s", o).cells)
+    if (c.row == "512") EXPECT_EQ(c.reached, c.runs) << c.col;
+  EXPECT_FALSE(experiments::target_every_run_reached(store, runs, db::metric::kValidBleu));
+}
+
+// The table as the app lists it and as Markdown bolds it: a row per cell, the header naming the
+// target, each row's best cell's updates in bold in the Markdown only.
+TEST(TimeToTarget, TheTextTableAndItsMarkdown) {
+  experiments::ReachTable t;
+  experiments::ReachCell a, b;
+  a.row = b.row = "512";
+  a.col = "1e-3";
+  b.col = "2e-3";
+  a.runs = a.reached = b.runs = b.reached = 1;
+  a.updates = 150;
+  b.updates = 120;
+  a.updates_ci95 = b.updates_ci95 = a.tokens_ci95 = b.tokens_ci95 = NAN;
+  a.tokens = 75000;
+  b.tokens = 60000;
+  a.tokens_per_update = b.tokens_per_update = 500;
+  t.cells = {a, b};
+  t.best = {1};
+  const auto o = loss_two_options();
+  const experiments::TextTable text = experiments::reach_text_table(t, o);
+  EXPECT_EQ(text.header, (std::vector<std::string>{"data.max_tokens", "train.lr", "reached",
+                                                   "updates to valid_loss 2", "target tokens to it",
+                                                   "tokens per update"}));
+  ASSERT_EQ(text.rows.size(), 2u);
+  EXPECT_EQ(text.rows[1],
+            (std::vector<std::string>{"512", "2e-3", "1/1", "120.0", "60000", "500"}));
+  const std::string md = experiments::reach_markdown(t, o);
+  EXPECT_NE(md.find("| data.max_tokens | train.lr | reached | updates to valid_loss 2 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("|---|---|---:|---:|---:|---:|"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 512 | 2e-3 | 1/1 | **120.0** | 60000 | 500 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 512 | 1e-3 | 1/1 | 150.0 | 75000 | 500 |"), std::string::npos) << md;
 }
 
 }  // namespace test_time_to_target
