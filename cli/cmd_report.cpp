@@ -51,6 +51,7 @@ void report(const ReportArgs& a, const GlobalOptions& global) {
   options.render_lr_sensitivity = report_lr_sensitivity_renderer(options.out_dir);
   options.render_importance = report_importance_renderer(options.out_dir);
   options.render_budgets = report_budgets_renderer(store, options.out_dir);
+  options.render_reach = report_reach_renderer(options.out_dir);
   options.render_probes = report_probes_renderer(store, options.out_dir);
   std::cout << experiments::write_report(store, a.target, options) << "\n";
 }

@@ -13,10 +13,11 @@
 
 namespace fathom {
 namespace experiments {
-struct CurvesRequest;     // experiments/report.h
-struct LrSensitivity;     // experiments/lr_sensitivity.h
-struct HparamImportance;  // experiments/hparam_importance.h
-struct BudgetsRequest;    // experiments/report_budget.h
+struct CurvesRequest;       // experiments/report.h
+struct LrSensitivity;       // experiments/lr_sensitivity.h
+struct HparamImportance;    // experiments/hparam_importance.h
+struct BudgetsRequest;      // experiments/report_budget.h
+struct ReachFigureRequest;  // experiments/report_reach.h
 }  // namespace experiments
 namespace db {
 class Store;
@@ -150,6 +151,10 @@ report_importance_renderer(const std::string& out_dir);
 // without Qt.
 std::function<std::string(const experiments::BudgetsRequest&)> report_budgets_renderer(
     const db::Store& store, const std::string& out_dir);
+
+// The time-to-target figure of a report (plot/reach_figure.h); null without Qt.
+std::function<std::string(const experiments::ReachFigureRequest&)> report_reach_renderer(
+    const std::string& out_dir);
 
 // The training probes' heatmaps of a report (experiments::ReportOptions::render_probes).
 std::function<std::vector<std::string>(const std::vector<std::pair<int64_t, db::ProbeSeries>>&,

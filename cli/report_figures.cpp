@@ -11,6 +11,7 @@
 #include "plot/importance_figure.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/probe_figures.h"
+#include "plot/reach_figure.h"
 #include "plot/store_curves.h"
 #endif
 
@@ -126,6 +127,21 @@ experiments::BudgetsRenderer report_budgets_renderer(const db::Store& store,
   };
 #else
   (void)store;
+  (void)out_dir;
+  return {};
+#endif
+}
+
+std::function<std::string(const experiments::ReachFigureRequest&)> report_reach_renderer(
+    const std::string& out_dir) {
+#ifdef FATHOM_HAVE_PLOTS
+  return [out_dir](const experiments::ReachFigureRequest& r) {
+    return page_png(
+        out_dir, r.file_stem, [&](const std::string& path, const plot::ExportOptions& o) {
+          plot::export_figure(plot::reach_figure(r.table, r.options, r.fit, r.b_simple), path, o);
+        });
+  };
+#else
   (void)out_dir;
   return {};
 #endif

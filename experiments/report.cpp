@@ -456,7 +456,7 @@ std::string sweep_report(const db::Store& store, const std::string& sweep,
   if (!groups.empty()) tables_section(out, store, sweep, selected, options, groups, budget);
   if (!groups.empty() && options.reach) {
     const auto [rows, cols] = table_layout(options, groups);
-    reach_section(out, store, sweep, selected, rows, cols, *options.reach);
+    reach_section(out, store, sweep, selected, rows, cols, *options.reach, options.render_reach);
   }
   // Every section reads `selected`, the runs counted above: a live sweep's later runs would
   // make the sections disagree with the header and with each other.

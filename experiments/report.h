@@ -78,6 +78,8 @@ struct ReportOptions {
   std::function<std::string(const LrSensitivity&, const std::string&)> render_lr_sensitivity;
   // The same for the hyperparameter-importance figure; null: no figure.
   ImportanceRenderer render_importance;
+  // The same for the time-to-target section's figure (report_reach.h); null: no figure.
+  ReachRenderer render_reach;
   // The same for a metric against depth at the budget, under a table at a budget over three or
   // more depths (report_budget.h); null: no figure.
   BudgetsRenderer render_budgets;

@@ -26,7 +26,7 @@ ReachRequest reach_request(const std::string& text) {
 
 void reach_section(std::ostream& out, const db::Store& store, const std::string& sweep,
                    const SweepRuns& selected, const std::string& rows, const std::string& cols,
-                   const ReachRequest& request) {
+                   const ReachRequest& request, const ReachRenderer& render) {
   out << "\n## Time to " << request.metric << " " << request.target << "\n\n";
   ReachOptions o;
   o.rows = rows;
@@ -36,8 +36,14 @@ void reach_section(std::ostream& out, const db::Store& store, const std::string&
   try {
     const ReachTable t = reach_table(store, selected, sweep, o);
     out << reach_markdown(t, o);
-    if (request.fit_critical_batch)
-      out << "\n" << critical_batch_text(fit_best_cells(t), best_cells_b_simple(t));
+    const auto fit = request.fit_critical_batch ? fit_best_cells(t) : std::nullopt;
+    const auto b_simple = best_cells_b_simple(t);
+    if (request.fit_critical_batch) out << "\n" << critical_batch_text(fit, b_simple);
+    if (render)
+      if (const std::string file = render({t, o, fit, b_simple, "reach-" + request.metric});
+          !file.empty())
+        out << "\n![updates to " << request.metric << " " << request.target
+            << " against the batch](" << file << ")\n";
   } catch (const InputError& e) {  // no finished run with the layout's axes: the reason
     out << "No table: " << e.message() << ".\n";
   }

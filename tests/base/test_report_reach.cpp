@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "base/util/error.h"
 #include "db/metric_names.h"
@@ -59,6 +60,25 @@ TEST(ReportReach, TablesTheUpdatesEachRowTookToTheTarget) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("| pre | 2/2 | **400.0 ± 1270.6** |"), std::string::npos) << text;
+
+  // A renderer gets the table drawn, its stem, and no fit unasked; its file is linked.
+  std::vector<size_t> drawn_cells;
+  bool fitted = true;
+  options.render_reach = [&](const experiments::ReachFigureRequest& r) {
+    drawn_cells.push_back(r.table.cells.size());
+    fitted = r.fit.has_value();
+    return r.file_stem + ".png";
+  };
+  text = read(experiments::write_report(store, "r", options));
+  EXPECT_EQ(drawn_cells, std::vector<size_t>{2});
+  EXPECT_FALSE(fitted);
+  EXPECT_NE(text.find("![updates to valid_loss 2 against the batch](reach-valid_loss.png)"),
+            std::string::npos)
+      << text;
+  options.render_reach = [](const experiments::ReachFigureRequest&) { return std::string(); };
+  text = read(experiments::write_report(store, "r", options));  // no figures: no link
+  EXPECT_EQ(text.find("against the batch]("), std::string::npos) << text;
+  options.render_reach = nullptr;
 
   options.reach = experiments::reach_request("valid_loss=-5");  // below every curve's end
   text = read(experiments::write_report(store, "r", options));

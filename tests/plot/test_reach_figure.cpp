@@ -7,10 +7,12 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "experiments/reach_text.h"
+#include "experiments/report.h"
 #include "plot/reach_figure.h"
 #include "tests/support/critical_batch_sweep.h"
 #include "tests/support/temp_dir.h"
@@ -162,6 +164,27 @@ TEST(ReachFigure, ExportPlotReachFitsTheSweepsModel) {
     EXPECT_NEAR(best["x"][i].get<double>(), b, 1e-9);
     EXPECT_NEAR(best["y"][i].get<double>(), 100 * (1 + 500 / b), 1e-9);
   }
+}
+
+// A report's time-to-target section draws the same figure beside its table, the fit with it.
+TEST(ReachFigure, AReportsReachSectionDrawsIt) {
+  fathom::testing::TempDir dir;
+  const std::string db = dir.file("runs.db");
+  fathom::testing::write_critical_batch_sweep(db);
+  const auto store = fathom::db::Store::open(db, fathom::db::OpenMode::ReadOnly);
+  fathom::experiments::ReportOptions options;
+  options.out_dir = dir.file("report");
+  options.reach = fathom::experiments::reach_request("valid_loss=2.0");
+  options.reach->fit_critical_batch = true;
+  options.render_reach = fathom::cli::report_reach_renderer(options.out_dir);
+  std::ifstream in(fathom::experiments::write_report(store, "b", options));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("B_crit 500 target tokens"), std::string::npos) << text;
+  EXPECT_NE(text.find("![updates to valid_loss 2 against the batch](reach-valid_loss.png)"),
+            std::string::npos)
+      << text;
+  std::ifstream png(dir.file("report/reach-valid_loss.png"), std::ios::binary | std::ios::ate);
+  EXPECT_GT(png.tellg(), 1000);
 }
 
 }  // namespace test_reach_figure
