@@ -32,6 +32,12 @@ nlohmann::json cell_json(const experiments::ReachCell& c) {
           {"b_simple_runs", c.b_simple_runs}};
 }
 
+// An interval's end: null where not drawn, "inf" where unbounded (JSON has no infinity).
+nlohmann::json bound_json(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return number_or_null(v);
+}
+
 void export_reach(const ReachArgs& a, const std::string& out, const GlobalOptions& global) {
   const auto store = db::Store::open(resolve_db_path(global), db::OpenMode::ReadOnly);
   const auto [t, fit, b_simple] = read_reach(store, a);
@@ -47,7 +53,14 @@ void export_reach(const ReachArgs& a, const std::string& out, const GlobalOption
                   {"r2", fit->r2},
                   {"points", fit->points},
                   {"diminishing", fit->diminishing},
-                  {"b_simple", b_simple ? nlohmann::json(*b_simple) : nlohmann::json()}};
+                  {"b_simple", b_simple ? nlohmann::json(*b_simple) : nlohmann::json()},
+                  // 95 % bootstrap intervals (experiments/critical_batch_interval.h); an end
+                  // the draws leave unbounded is "inf".
+                  {"b_crit_ci95", {bound_json(fit->b_crit_lo), bound_json(fit->b_crit_hi)}},
+                  {"ratio_ci95", {bound_json(fit->ratio_lo), bound_json(fit->ratio_hi)}},
+                  {"draws", fit->draws},
+                  {"unfit_draws", fit->unfit},
+                  {"best_kept", number_or_null(fit->best_kept)}};
     text = j.dump(2) + "\n";
   } else {
     text = experiments::reach_markdown(t, reach_options(a));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "experiments/critical_batch_interval.h"
 #include "experiments/report_numbers.h"
 
 namespace fathom::experiments {
@@ -24,6 +25,24 @@ std::string b_simple_text(double b) {
 bool any_b_simple(const ReachTable& t) {
   return std::any_of(t.cells.begin(), t.cells.end(),
                      [](const ReachCell& c) { return c.b_simple_runs > 0; });
+}
+
+// An interval's end: "∞" where the draws leave it unbounded.
+std::string bound_text(double v, const char* format) {
+  return std::isinf(v) ? "∞" : cell_number(v, format);
+}
+
+// The bootstrap's line (experiments/critical_batch_interval.h).
+std::string interval_text(const CriticalBatchFit& f) {
+  std::string text = "  95 % bootstrap interval of B_crit " + bound_text(f.b_crit_lo, "%.0f") +
+                     " to " + bound_text(f.b_crit_hi, "%.0f") + " target tokens (" +
+                     std::to_string(f.draws) +
+                     " draws resampling each cell's runs, each row's best cell chosen again: "
+                     "every row kept its own in " +
+                     cell_number(100 * f.best_kept, "%.0f") + " %";
+  if (f.unfit > 0)
+    text += "; " + std::to_string(f.unfit) + " draws with under 3 complete rows left out";
+  return text + ")\n";
 }
 
 }  // namespace
@@ -87,7 +106,9 @@ std::optional<CriticalBatchFit> fit_best_cells(const ReachTable& t) {
     batch.push_back(t.cells[i].tokens_per_update);
     updates.push_back(t.cells[i].updates);
   }
-  return fit_critical_batch(batch, updates);
+  auto fit = fit_critical_batch(batch, updates);
+  if (fit) add_critical_batch_interval(*fit, t);
+  return fit;
 }
 
 std::optional<double> best_cells_b_simple(const ReachTable& t) {
@@ -115,10 +136,19 @@ std::string critical_batch_text(const std::optional<CriticalBatchFit>& f,
     text +=
         "  no diminishing returns measured (S_min or B_crit not positive): the rows do not "
         "follow the model\n";
-  if (b_simple)
+  if (f->draws > 0) text += interval_text(*f);
+  if (b_simple) {
     text += "  against B_simple where the best cells got there (geometric mean over them) " +
             cell_number(*b_simple, "%.0f") + " target tokens: B_crit / B_simple " +
-            cell_number(f->b_crit / *b_simple, "%.2f") + "\n";
+            cell_number(f->b_crit / *b_simple, "%.2f");
+    if (!std::isnan(f->ratio_lo))
+      text += " (95 % interval " + bound_text(f->ratio_lo, "%.2f") + " to " +
+              bound_text(f->ratio_hi, "%.2f") + "): " +
+              (f->ratio_lo > 1   ? "B_crit above B_simple"
+               : f->ratio_hi < 1 ? "B_crit below B_simple"
+                                 : "inconclusive, B_crit and B_simple not told apart");
+    text += "\n";
+  }
   return text;
 }
 

@@ -109,6 +109,8 @@ ReachTable reach_table(const db::Store& store, const SweepRuns& selected, const 
       ReachCell c{row, col, static_cast<int>(it->second.size()), 0, NAN, NAN, NAN, NAN, NAN};
       std::vector<double> updates, tokens, per_update, b_simple;
       for (const auto& r : it->second) {
+        c.run_updates.push_back(r.updates.value_or(NAN));
+        c.run_b_simple.push_back(r.updates ? r.b_simple : NAN);
         if (std::isfinite(r.tokens_per_update)) per_update.push_back(r.tokens_per_update);
         if (!r.updates) continue;
         ++c.reached;

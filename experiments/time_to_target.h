@@ -47,6 +47,9 @@ struct ReachCell {
   // one.
   double b_simple = NAN;
   int b_simple_runs = 0;
+  // Each run of the cell, in the store's order: the updates it took (NaN: never got there) and
+  // its B_simple there (NaN: none) -- what the critical batch's bootstrap resamples.
+  std::vector<double> run_updates, run_b_simple;
 };
 
 struct ReachTable {
@@ -75,6 +78,13 @@ struct CriticalBatchFit {
   double s_min = 0, b_crit = 0, r2 = 0;
   int points = 0;
   bool diminishing = false;  // S_min > 0 and B_crit > 0: larger batches help less and less
+  // Over a table's best cells (experiments/critical_batch_interval.h): 95 % percentile bootstrap
+  // intervals of B_crit and of B_crit / B_simple (NaN where not drawn; +inf where the draws leave
+  // B_crit unbounded above), the draws fitted and left out (under 3 complete rows), and the share
+  // of those fitted whose every row kept its best cell.
+  double b_crit_lo = NAN, b_crit_hi = NAN, ratio_lo = NAN, ratio_hi = NAN;
+  int draws = 0, unfit = 0;
+  double best_kept = NAN;
 };
 std::optional<CriticalBatchFit> fit_critical_batch(const std::vector<double>& batch,
                                                    const std::vector<double>& updates);

@@ -36,14 +36,18 @@ LineSeries points(std::string name, std::vector<const experiments::ReachCell*> c
   return s;
 }
 
+std::string bound(double v) { return std::isinf(v) ? "∞" : experiments::cell_number(v, "%.0f"); }
+
 // S_min (1 + B_crit / B) on 64 batches evenly spaced in log B over the fitted points' range;
 // a value not above zero (a fit without diminishing returns) has no place on a log axis.
 LineSeries fit_curve(const experiments::CriticalBatchFit& fit, double lo, double hi,
                      const std::string& of) {
   LineSeries s;
-  s.name = "S_min (1 + B_crit / B): B_crit " + experiments::cell_number(fit.b_crit, "%.0f") +
-           ", S_min " + experiments::cell_number(fit.s_min, "%.0f") + ", R² " +
-           experiments::cell_number(fit.r2, "%.2f");
+  s.name = "S_min (1 + B_crit / B): B_crit " + experiments::cell_number(fit.b_crit, "%.0f");
+  if (fit.draws > 0)  // the bootstrap's 95 % interval (experiments/critical_batch_interval.h)
+    s.name += " [" + bound(fit.b_crit_lo) + ", " + bound(fit.b_crit_hi) + "]";
+  s.name += ", S_min " + experiments::cell_number(fit.s_min, "%.0f") + ", R² " +
+            experiments::cell_number(fit.r2, "%.2f");
   s.fit_of = of;
   constexpr int kPoints = 64;
   for (int i = 0; i < kPoints; ++i) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/metrics/bleu_bootstrap.h"
 #include "base/metrics/perplexity_bootstrap.h"
 #include "db/fork_tags.h"
 #include "db/store.h"

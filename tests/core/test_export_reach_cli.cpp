@@ -78,6 +78,11 @@ TEST(ExportReachCli, FitsTheCriticalBatchOfRunsMadeByTheModel) {
   EXPECT_NEAR(j["fit"]["s_min"].get<double>(), 100, 1e-6);
   EXPECT_EQ(j["best"], (std::vector<int>{0, 2, 3}));
   EXPECT_EQ(j["cells"][1]["updates"].get<double>(), 700.0);
+  // One run a cell: every bootstrap draw is the table itself, the interval a point.
+  EXPECT_NEAR(j["fit"]["b_crit_ci95"][0].get<double>(), 400, 1e-6);
+  EXPECT_NEAR(j["fit"]["b_crit_ci95"][1].get<double>(), 400, 1e-6);
+  EXPECT_TRUE(j["fit"]["ratio_ci95"][0].is_null());  // no B_simple
+  EXPECT_EQ(j["fit"]["best_kept"].get<double>(), 1.0);
 
   std::vector<std::string> missing = args;
   missing[12] = "model.norm";

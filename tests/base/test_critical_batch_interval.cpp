@@ -1,0 +1,112 @@
+// The critical batch's bootstrap (experiments/critical_batch_interval.h) on tables whose draws
+// can be enumerated by hand. Rows of batch 100, 400 and 1600 target tokens an update, made by
+// S = 100 (1 + 400 / B): 500, 200 and 125 updates. Only the smallest batch's cell varies, as two
+// runs {480, 520}: a draw's mean there is 480, 500 or 520 (a quarter, a half, a quarter),
+// rescaled about 500 by sqrt(2) -- 500 -+ 20 sqrt 2 -- and B_crit rises with it, so the 95 %
+// interval's ends are the fits at those two values exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "experiments/critical_batch_interval.h"
+#include "experiments/reach_text.h"
+#include "experiments/time_to_target.h"
+
+namespace test_critical_batch_interval {
+
+using fathom::experiments::ReachCell;
+using fathom::experiments::ReachTable;
+
+ReachCell cell(std::string row, std::string col, std::vector<double> runs, double batch) {
+  ReachCell c;
+  c.row = std::move(row);
+  c.col = std::move(col);
+  c.runs = static_cast<int>(runs.size());
+  double sum = 0;
+  for (double u : runs)
+    if (!std::isnan(u)) sum += u, ++c.reached;
+  c.updates = c.reached ? sum / c.reached : NAN;
+  c.tokens_per_update = batch;
+  c.run_updates = std::move(runs);
+  c.run_b_simple.assign(c.run_updates.size(), NAN);
+  return c;
+}
+
+ReachTable model_rows() {
+  ReachTable t;
+  t.cells = {cell("100", "a", {480, 520}, 100), cell("400", "a", {200, 200}, 400),
+             cell("1600", "a", {125, 125}, 1600)};
+  t.best = {0, 1, 2};
+  return t;
+}
+
+double b_crit_at(double s_100) {
+  return fathom::experiments::fit_critical_batch({100, 400, 1600}, {s_100, 200, 125})->b_crit;
+}
+
+TEST(CriticalBatchInterval, TheEndsAreTheFitsAtTheExtremeDraws) {
+  const auto fit = fathom::experiments::fit_best_cells(model_rows());
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->b_crit, 400, 1e-9);
+  EXPECT_EQ(fit->draws, fathom::experiments::kCriticalBatchDraws);
+  EXPECT_EQ(fit->unfit, 0);
+  EXPECT_DOUBLE_EQ(fit->best_kept, 1.0);  // one column: the best is the only cell
+  const double spread = 20 * std::sqrt(2.0);
+  EXPECT_NEAR(fit->b_crit_lo, b_crit_at(500 - spread), 1e-9);
+  EXPECT_NEAR(fit->b_crit_hi, b_crit_at(500 + spread), 1e-9);
+  EXPECT_TRUE(std::isnan(fit->ratio_lo));  // no B_simple
+}
+
+// Runs that do not vary: every draw is the table itself.
+TEST(CriticalBatchInterval, RunsAlikeGiveAPoint) {
+  ReachTable t = model_rows();
+  t.cells[0] = cell("100", "a", {500, 500, 500}, 100);
+  const auto fit = fathom::experiments::fit_best_cells(t);
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->b_crit_lo, 400, 1e-9);
+  EXPECT_NEAR(fit->b_crit_hi, 400, 1e-9);
+}
+
+// A faster cell beside the best whose second run never got there is complete in a quarter of
+// the draws -- both picks its first run, 300 -- and is then that row's best: the choice moves,
+// and the interval's low end is the fit at 300.
+TEST(CriticalBatchInterval, TheBestCellIsChosenAgainInEachDraw) {
+  ReachTable t = model_rows();
+  t.cells.insert(t.cells.begin() + 1, cell("100", "b", {300, NAN}, 100));
+  t.best = {0, 2, 3};
+  const auto fit = fathom::experiments::fit_best_cells(t);
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->b_crit, 400, 1e-9);  // the point estimate keeps the complete cell
+  EXPECT_NEAR(fit->best_kept, 0.75, 0.03);
+  EXPECT_NEAR(fit->b_crit_lo, b_crit_at(300), 1e-9);
+  EXPECT_NEAR(fit->b_crit_hi, b_crit_at(500 + 20 * std::sqrt(2.0)), 1e-9);
+}
+
+// B_simple alike in every run: the ratio's interval is B_crit's over it; the text says whether
+// it tells the two apart.
+TEST(CriticalBatchInterval, TheRatioToBSimpleAndWhatItDecides) {
+  ReachTable t = model_rows();
+  for (auto& c : t.cells) {
+    c.run_b_simple.assign(c.run_updates.size(), 200);
+    c.b_simple = 200;
+    c.b_simple_runs = c.runs;
+  }
+  const auto fit = fathom::experiments::fit_best_cells(t);
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->ratio_lo, fit->b_crit_lo / 200, 1e-12);
+  EXPECT_NEAR(fit->ratio_hi, fit->b_crit_hi / 200, 1e-12);
+  const std::string above = fathom::experiments::critical_batch_text(fit, 200.0);
+  EXPECT_NE(above.find("B_crit / B_simple 2.00 (95 % interval "), std::string::npos) << above;
+  EXPECT_NE(above.find("): B_crit above B_simple"), std::string::npos) << above;
+  auto open = *fit;
+  open.ratio_lo = 0.8;
+  open.ratio_hi = INFINITY;
+  open.b_crit_hi = INFINITY;
+  const std::string text = fathom::experiments::critical_batch_text(open, 200.0);
+  EXPECT_NE(text.find("to ∞ target tokens"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.80 to ∞): inconclusive"), std::string::npos) << text;
+}
+
+}  // namespace test_critical_batch_interval
