@@ -46,7 +46,9 @@ struct Heatmap {
 struct LineSeries {
   std::string name;  // legend entry (may carry e.g. "R^2 = 0.98"); empty: no entry
   std::vector<double> x, y;
-  std::string fit_of;  // set: a fit of the series with that name -- its colour, dashed, no markers
+  // Set: a fit of the series with that name -- its colour, dashed, no markers; naming no series
+  // (a reference line drawn across the data), a colour of its own, dashed.
+  std::string fit_of;
   // Set (one per point; NaN: none): symmetric error bars, e.g. a 95 % interval's half-width.
   std::vector<double> err;
 };

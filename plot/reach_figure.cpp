@@ -100,7 +100,7 @@ LineFigure reach_figure(const experiments::ReachTable& t, const experiments::Rea
       for (double y : s.y) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
     LineSeries line;
     line.name = "B_simple where the best got there: " + experiments::cell_number(*b_simple, "%.0f");
-    line.fit_of = best_name;
+    line.fit_of = "B_simple";  // no data series: a colour of its own, dashed
     line.x = {*b_simple, *b_simple};
     line.y = {y_lo, y_hi};
     f.series.push_back(std::move(line));

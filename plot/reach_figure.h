@@ -15,7 +15,7 @@
 
 namespace fathom::plot {
 
-// The best cells' line's legend entry, which the fit and the B_simple line are drawn as fits of.
+// The best cells' line's legend entry, which the fit is drawn as a fit of.
 inline constexpr const char* kBestCellsSeries = "best of each row";
 
 LineFigure reach_figure(const experiments::ReachTable& t, const experiments::ReachOptions& o,

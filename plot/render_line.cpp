@@ -47,8 +47,10 @@ void setup_line_figure(QCustomPlot& plot, const LineFigure& f, const Style& styl
       }
       if (!s.err.empty()) add_error_bars(plot, graph, s.err, series_pen(i, 0, style));
     } else {
+      // A line that is a fit of no data series (a reference value drawn across the data) takes
+      // a style of its own, dashed.
       auto it = index_of.find(s.fit_of);
-      const int i = it == index_of.end() ? 0 : it->second;
+      const int i = it == index_of.end() ? next + unnamed++ : it->second;
       QPen pen = series_pen(i, 1, style);
       pen.setWidthF(pen.widthF() * 0.8);
       graph->setPen(pen);

@@ -91,6 +91,7 @@ TEST(ReachFigure, TheFitIsTheModelOverTheBestCellsAndBSimpleAVerticalLine) {
   EXPECT_NE(model.name.find("B_crit 500"), std::string::npos) << model.name;
   const auto& b_simple = f.series[4];
   EXPECT_EQ(b_simple.x, (std::vector<double>{300, 300}));
+  EXPECT_EQ(b_simple.fit_of, "B_simple");  // drawn dashed in a colour of its own
   // From the lowest point drawn to the highest: 120 (best) to 400 (model at 500: 200).
   EXPECT_EQ(b_simple.y, (std::vector<double>{120, 400}));
   EXPECT_NE(b_simple.name.find("300"), std::string::npos);
