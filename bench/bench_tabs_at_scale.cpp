@@ -1,7 +1,8 @@
 // How long the desktop app's analysis tabs hold the window at a lab's sizes: a depth x method x
 // learning-rate study (8 methods x 4 depths x 8 rates x S seeds, 1,024 to 16,384 runs, each
 // with valid_loss and train_flops every 100 of its 1,000 updates) in a SQLite store. For the
-// Compare, LR sensitivity, Importance, Scaling and Parallel tabs it times, on the UI thread:
+// Compare, LR sensitivity, Importance, Scaling, Time to target and Parallel tabs it times, on
+// the UI thread:
 //   open   -- the first showRuns of the store's runs, the sweep chosen;
 //   poll   -- a poll after one run finished (what a live sweep does every few seconds);
 //   budget -- choosing "At: update 500" (each run's value read from its curve);
@@ -38,6 +39,7 @@
 #include "gui/lr_sensitivity_view.h"
 #include "gui/main_window.h"
 #include "gui/parallel_view.h"
+#include "gui/reach_view.h"
 #include "gui/store_session.h"
 #include "gui/workbench_view.h"
 
@@ -223,6 +225,10 @@ int main(int argc, char** argv) {
     {
       gui::DepthScalingView scaling;
       bench_view("Scaling", scaling, *session, db, nullptr);
+    }
+    {  // on encoder_layers by train.lr (the layout's first two), the target every run reached
+      gui::ReachView reach;
+      bench_view("Time to target", reach, *session, db, nullptr);
     }
     {  // the tab in front: a line per run, coloured by valid_loss
       gui::ParallelView parallel;

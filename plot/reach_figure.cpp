@@ -82,8 +82,10 @@ LineFigure reach_figure(const experiments::ReachTable& t, const experiments::Rea
     f.series.push_back(points(o.cols.empty() ? "every run" : column_name(o.cols, col), cells));
   }
   // One column: its line is the rows' best already.
+  // A run without target_tokens has no batch to be drawn at: its cells are left out.
   std::vector<const experiments::ReachCell*> best;
-  for (size_t i : t.best) best.push_back(&t.cells[i]);
+  for (size_t i : t.best)
+    if (complete(t.cells[i])) best.push_back(&t.cells[i]);
   const std::string best_name =
       o.cols.empty() && !f.series.empty() ? f.series.front().name : kBestCellsSeries;
   if (!o.cols.empty() && !best.empty()) f.series.push_back(points(best_name, best));

@@ -97,6 +97,19 @@ TEST(ReachFigure, TheFitIsTheModelOverTheBestCellsAndBSimpleAVerticalLine) {
   EXPECT_NE(b_simple.name.find("300"), std::string::npos);
 }
 
+// Runs that logged no target_tokens have no batch: no point of theirs is drawn, not even as a
+// row's best.
+TEST(ReachFigure, ACellWithoutABatchIsNotDrawn) {
+  auto t = two_by_two();
+  t.cells[1].tokens_per_update = NAN;  // 2048's best
+  const auto f = fathom::plot::reach_figure(t, options("train.lr"));
+  for (const auto& s : f.series)
+    for (double x : s.x) EXPECT_TRUE(std::isfinite(x)) << s.name;
+  ASSERT_EQ(f.series.size(), 2u);  // 2e-3 has no drawable cell left: no line
+  EXPECT_EQ(f.series[1].name, fathom::plot::kBestCellsSeries);
+  EXPECT_EQ(f.series[1].x, (std::vector<double>{500}));  // 512's best alone
+}
+
 // One column: its line is each row's best already, and the fit is drawn as its fit.
 TEST(ReachFigure, OneColumnIsTheBestLineItself) {
   fathom::experiments::ReachTable t;
