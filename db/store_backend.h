@@ -120,12 +120,20 @@ class StoreBackend {
   virtual std::optional<AnalysisRecord> get_analysis(int64_t id) = 0;
   virtual StoreCounts counts() = 0;
   virtual int64_t last_analysis_id() = 0;
-  // A whole dashboard poll, one reply per request in order. The default asks curve by curve;
-  // a server backend answers in one round trip.
+  // A whole dashboard poll, one reply per request in order. The default asks curve by curve --
+  // one statement each where new points came, whose last is the curve's end; a second, for its
+  // end, only where none did -- and a server backend answers in one round trip.
   virtual std::vector<CurveReply> poll_curves(const std::vector<CurveRequest>& requests) {
     std::vector<CurveReply> out;
-    for (const auto& r : requests)
-      out.push_back({last_metric_step(r.run, r.name), metric_points(r.run, r.name, r.after_step)});
+    for (const auto& r : requests) {
+      CurveReply reply;
+      reply.points = metric_points(r.run, r.name, r.after_step);
+      if (!reply.points.empty())
+        reply.last_step = reply.points.back().step;  // the points are every step past after_step
+      else if (r.after_step >= 0)
+        reply.last_step = last_metric_step(r.run, r.name);  // -1 asked for all: there is none
+      out.push_back(std::move(reply));
+    }
     return out;
   }
   // Why the store cannot be read right now without waiting (another process's lock, a lost

@@ -31,16 +31,46 @@ struct RunReach {
   double b_simple = NAN;           // where it got there (train.noise_scale's runs)
 };
 
-RunReach run_reach(const db::Store& store, int64_t run, const ReachOptions& o, bool lower) {
-  RunReach r;
-  r.updates = first_reach(store.metric_series(run, o.metric), o.target, lower);
-  const auto tokens = store.metric_series(run, db::metric::kTargetTokens);
-  if (!tokens.empty() && tokens.back().step > 0)
-    r.tokens_per_update = tokens.back().value / static_cast<double>(tokens.back().step);
-  if (r.updates)
-    if (const auto noise = noise_scale_at(store, run, *r.updates))
-      r.b_simple = noise->estimate.b_simple;  // infinite where |G|^2 is not positive
-  return r;
+// Runs whose curves are read in one Store::poll_curves (one round trip to a server store):
+// enough that a lab's 16,384 runs take a few dozen, few enough that a chunk's curves stay small.
+constexpr size_t kRunsPerRead = 256;
+
+// Each of `runs`' time to target, tokens per update and B_simple there, in their order: their
+// curve of the metric, target_tokens and noise.updates read at once, then the other noise.*
+// curves of those that logged them and got there.
+std::vector<RunReach> read_reaches(const db::Store& store, const std::vector<int64_t>& runs,
+                                   const ReachOptions& o, bool lower) {
+  namespace m = db::metric;
+  std::vector<RunReach> out(runs.size());
+  std::vector<db::CurveRequest> first;
+  for (int64_t run : runs)
+    for (const std::string& name : {o.metric, m::kTargetTokens, m::kNoiseUpdates})
+      first.push_back({run, name, -1});
+  const auto got = store.poll_curves(first);
+  std::vector<NoiseSeries> noise(runs.size());
+  std::vector<db::CurveRequest> more;
+  std::vector<size_t> more_of;  // the run (index) of each of `more`
+  for (size_t i = 0; i < runs.size(); ++i) {
+    RunReach& r = out[i];
+    r.updates = first_reach(got[3 * i].points, o.target, lower);
+    const auto& tokens = got[3 * i + 1].points;
+    if (!tokens.empty() && tokens.back().step > 0)
+      r.tokens_per_update = tokens.back().value / static_cast<double>(tokens.back().step);
+    if (!r.updates || got[3 * i + 2].points.empty()) continue;
+    set_noise_series(noise[i], m::kNoiseUpdates, got[3 * i + 2].points);
+    for (const auto& name : noise_series_names()) {
+      more.push_back({runs[i], name, -1});
+      more_of.push_back(i);
+    }
+  }
+  const auto rest = store.poll_curves(more);
+  for (size_t k = 0; k < more.size(); ++k)
+    set_noise_series(noise[more_of[k]], more[k].name, rest[k].points);
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (!noise[i].updates.empty())
+      if (const auto at = noise_scale_at(noise[i], *out[i].updates))
+        out[i].b_simple = at->estimate.b_simple;  // infinite where |G|^2 is not positive
+  return out;
 }
 
 // Mean and 95 % t half-width (NaN under two values).
@@ -71,29 +101,64 @@ ReachTable reach_table(const db::Store& store, const std::string& sweep, const R
   return reach_table(store, select_sweep_runs(store, sweep, o.where, kCommand), sweep, o);
 }
 
+namespace {
+
+// The runs of a table placed in their cells: rows and columns in order of first appearance,
+// each placed run with its cell, and how many were left out and why.
+struct Placement {
+  std::vector<std::string> row_order, col_order;
+  std::vector<int64_t> runs;                                 // those with the table's axes
+  std::vector<std::pair<std::string, std::string>> cell_of;  // each one's (row, column)
+  int skipped = 0, lacking = 0;  // not finished or diverged; without the axes
+};
+
+Placement place_runs(const db::Store& store, const SweepRuns& selected, const ReachOptions& o) {
+  Placement p;
+  const auto whole = [](const db::RunRecord& r) {
+    return r.status == "finished" || r.status == "diverged";
+  };
+  std::vector<int64_t> ids;
+  for (const auto& rec : selected.runs)
+    if (whole(rec))
+      ids.push_back(rec.id);
+    else
+      ++p.skipped;  // running, failed, cancelled: not yet (or never) a whole curve
+  const auto tags = store.listing_tags(ids);  // in one read
+  for (const auto& rec : selected.runs) {
+    if (!whole(rec)) continue;
+    const auto it = tags.find(rec.id);
+    const TableRun run =
+        table_run(rec, it == tags.end() ? std::map<std::string, std::string>{} : it->second,
+                  o.metric, {o.rows, o.cols});
+    const auto row = axis_value(run, o.rows), col = axis_value(run, o.cols);
+    if (!row || !col) {
+      ++p.lacking;
+      continue;
+    }
+    if (std::find(p.row_order.begin(), p.row_order.end(), *row) == p.row_order.end())
+      p.row_order.push_back(*row);
+    if (std::find(p.col_order.begin(), p.col_order.end(), *col) == p.col_order.end())
+      p.col_order.push_back(*col);
+    p.runs.push_back(rec.id);
+    p.cell_of.emplace_back(*row, *col);
+  }
+  return p;
+}
+
+}  // namespace
+
 ReachTable reach_table(const db::Store& store, const SweepRuns& selected, const std::string& sweep,
                        const ReachOptions& o) {
   const bool lower =
       o.lower_is_better.value_or(!db::metric::higher_is_better(o.metric).value_or(false));
-  std::vector<std::string> row_order, col_order;
+  const Placement placed = place_runs(store, selected, o);
+  const auto& [row_order, col_order, runs, cell_of, skipped, lacking] = placed;
   std::map<std::pair<std::string, std::string>, std::vector<RunReach>> groups;
-  int skipped = 0, lacking = 0;
-  for (const auto& rec : selected.runs) {
-    if (rec.status != "finished" && rec.status != "diverged") {
-      ++skipped;  // running, failed, cancelled: not yet (or never) a whole curve
-      continue;
-    }
-    const TableRun run = table_run(rec, store.tags(rec.id), o.metric, {o.rows, o.cols});
-    const auto row = axis_value(run, o.rows), col = axis_value(run, o.cols);
-    if (!row || !col) {
-      ++lacking;
-      continue;
-    }
-    if (std::find(row_order.begin(), row_order.end(), *row) == row_order.end())
-      row_order.push_back(*row);
-    if (std::find(col_order.begin(), col_order.end(), *col) == col_order.end())
-      col_order.push_back(*col);
-    groups[{*row, *col}].push_back(run_reach(store, rec.id, o, lower));
+  for (size_t from = 0; from < runs.size(); from += kRunsPerRead) {
+    const size_t to = std::min(runs.size(), from + kRunsPerRead);
+    const auto reaches =
+        read_reaches(store, std::vector<int64_t>(runs.begin() + from, runs.begin() + to), o, lower);
+    for (size_t i = from; i < to; ++i) groups[cell_of[i]].push_back(reaches[i - from]);
   }
   if (groups.empty())
     throw InputError(kCommand, 0, lacking ? "--rows" : "--sweep",
@@ -167,15 +232,22 @@ std::optional<double> target_every_run_reached(const db::Store& store, const Swe
                                                std::optional<bool> lower_is_better) {
   const bool lower =
       lower_is_better.value_or(!db::metric::higher_is_better(metric).value_or(false));
+  std::vector<db::CurveRequest> finished;  // a diverged run need not get anywhere
+  for (const auto& rec : selected.runs)
+    if (rec.status == "finished") finished.push_back({rec.id, metric, -1});
   std::optional<double> target;
-  for (const auto& rec : selected.runs) {
-    if (rec.status != "finished") continue;  // a diverged run need not get anywhere
-    std::optional<double> best;              // the run's best point
-    for (const auto& p : store.metric_series(rec.id, metric))
-      if (std::isfinite(p.value) && (!best || (lower ? p.value < *best : p.value > *best)))
-        best = p.value;
-    if (!best) return std::nullopt;  // a finished run without the curve: none every run reached
-    if (!target || (lower ? *best > *target : *best < *target)) target = best;
+  for (size_t from = 0; from < finished.size(); from += kRunsPerRead) {
+    const auto curves = store.poll_curves(std::vector<db::CurveRequest>(
+        finished.begin() + from,
+        finished.begin() + std::min(finished.size(), from + kRunsPerRead)));
+    for (const auto& curve : curves) {
+      std::optional<double> best;  // the run's best point
+      for (const auto& p : curve.points)
+        if (std::isfinite(p.value) && (!best || (lower ? p.value < *best : p.value > *best)))
+          best = p.value;
+      if (!best) return std::nullopt;  // a finished run without the curve: none every run reached
+      if (!target || (lower ? *best > *target : *best < *target)) target = best;
+    }
   }
   return target;
 }
