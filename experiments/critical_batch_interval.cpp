@@ -48,9 +48,12 @@ struct DrawnCell {
 // three seeds a cell. Its deviation from the cell's mean is scaled by sqrt(n / (n - 1)), which
 // makes that variance s^2 / n (the factor (n - 1) / n of the bootstrap's variance of a mean:
 // Efron & Tibshirani 1993, ch. 5).
+// Neither updates nor a noise scale is negative: a cell whose runs spread wider than their
+// mean could be stretched below 0, and stops at 0.
 double rescaled(double drawn, double centre, size_t n) {
   if (n < 2 || !std::isfinite(drawn) || !std::isfinite(centre)) return drawn;
-  return centre + std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1)) * (drawn - centre);
+  const double stretch = std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1));
+  return std::max(0.0, centre + stretch * (drawn - centre));
 }
 
 DrawnCell draw_cell(const ReachCell& c, std::mt19937_64& random) {

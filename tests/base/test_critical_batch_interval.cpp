@@ -84,6 +84,20 @@ TEST(CriticalBatchInterval, TheBestCellIsChosenAgainInEachDraw) {
   EXPECT_NEAR(fit->b_crit_hi, b_crit_at(500 + 20 * std::sqrt(2.0)), 1e-9);
 }
 
+// Runs spread wider than their mean, {10, 1000} at the smallest batch: drawn as {10, 10} the
+// mean is stretched below 0 (505 - sqrt 2 x 495; it stops at 0), where updates no longer fall
+// with the batch -- B_crit 0, the interval's low end; drawn as {1000, 1000}, to 1205, they fall
+// faster than 1 / B (S_min < 0) -- B_crit unbounded, its high end.
+TEST(CriticalBatchInterval, AWideCellTakesTheIntervalToItsLimits) {
+  ReachTable t = model_rows();
+  t.cells[0] = cell("100", "a", {10, 1000}, 100);
+  const auto fit = fathom::experiments::fit_best_cells(t);
+  ASSERT_TRUE(fit);
+  EXPECT_EQ(fit->b_crit_lo, 0.0);
+  EXPECT_LT(fathom::experiments::fit_critical_batch({100, 400, 1600}, {1205, 200, 125})->s_min, 0);
+  EXPECT_TRUE(std::isinf(fit->b_crit_hi));
+}
+
 // B_simple alike in every run: the ratio's interval is B_crit's over it; the text says whether
 // it tells the two apart.
 TEST(CriticalBatchInterval, TheRatioToBSimpleAndWhatItDecides) {
