@@ -115,7 +115,7 @@ void add_critical_batch_interval(CriticalBatchFit& fit, const ReachTable& t, int
       ++fit.unfit;
       continue;
     }
-    kept += same && batch.size() == t.best.size();
+    kept += same;
     const double b_crit = bounded_b_crit(*f);
     b_crits.push_back(b_crit);
     if (!with_b_simple) continue;

@@ -31,6 +31,7 @@
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/verdicts_window.h"
+#include "gui/where_box.h"
 #include "plot/comparison_chart.h"
 #include "plot/plot_widget.h"
 #include "plot/render.h"
@@ -146,16 +147,10 @@ void ComparisonView::buildTable() {
 // The first row: sweep, rows, columns, metric.
 QHBoxLayout* ComparisonView::buildChoiceBar() {
   auto* bar = new QHBoxLayout;
-  auto add = [bar](const QString& label, QComboBox* box) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    bar->addWidget(l);
-    bar->addWidget(box);
-  };
-  add(QStringLiteral("S&weep"), sweep_);
-  add(QStringLiteral("R&ows"), rows_);
-  add(QStringLiteral("&Columns"), cols_);
-  add(QStringLiteral("&Metric"), metric_);
+  add_labelled(*bar, QStringLiteral("S&weep"), sweep_);
+  add_labelled(*bar, QStringLiteral("R&ows"), rows_);
+  add_labelled(*bar, QStringLiteral("&Columns"), cols_);
+  add_labelled(*bar, QStringLiteral("&Metric"), metric_);
   bar->addStretch();
   return bar;
 }

@@ -196,16 +196,10 @@ void DepthScalingView::buildChoices() {
   x_->setToolTip(QStringLiteral("the sweep's numeric axis the lines run along (a depth)"));
   rows_->setToolTip(QStringLiteral("a line per value of this axis (a method), or one line"));
   auto* bar = new QHBoxLayout;
-  auto add = [](QHBoxLayout* to, const QString& label, QWidget* box) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    to->addWidget(l);
-    to->addWidget(box);
-  };
-  add(bar, QStringLiteral("S&weep"), sweep_);
-  add(bar, QStringLiteral("&Depth axis"), x_);
-  add(bar, QStringLiteral("&Lines"), rows_);
-  add(bar, QStringLiteral("&Metric"), metric_);
+  add_labelled(*bar, QStringLiteral("S&weep"), sweep_);
+  add_labelled(*bar, QStringLiteral("&Depth axis"), x_);
+  add_labelled(*bar, QStringLiteral("&Lines"), rows_);
+  add_labelled(*bar, QStringLiteral("&Metric"), metric_);
   bar->addStretch();
   budgets_ = new QLineEdit;
   budgets_->setPlaceholderText(
@@ -220,7 +214,7 @@ void DepthScalingView::buildChoices() {
       "where a depth's runs differ in another axis (the learning rate), take its best variant "
       "at each budget, chosen on valid_loss there, instead of pooling them"));
   auto* read_bar = new QHBoxLayout;
-  add(read_bar, QStringLiteral("&Budgets"), budgets_);
+  add_labelled(*read_bar, QStringLiteral("&Budgets"), budgets_);
   read_bar->addWidget(best_variant_);
   // Part of the sweep: one method's depths, or the depths at one learning rate.
   where_ = add_where_box(*read_bar);

@@ -7,7 +7,6 @@
 #include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -22,17 +21,15 @@
 #include "experiments/text_table.h"
 #include "gui/budget_choice.h"
 #include "gui/draw_when_shown.h"
-#include "gui/export_menu.h"
 #include "gui/export_targets.h"
 #include "gui/extension_offer.h"
-#include "gui/relayout_on_resize.h"
+#include "gui/results_widgets.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/lr_sensitivity_figure.h"
 #include "plot/lr_transfer_figure.h"
-#include "plot/plot_widget.h"
 #include "plot/render.h"
 
 namespace fathom::gui {
@@ -169,25 +166,13 @@ QString LrSensitivityView::extendGridFrom(const QString& sweep_file) {
 
 // The figure above its table, and the notes.
 QSplitter* LrSensitivityView::buildResults() {
-  plot_ = new plot::PlotWidget;
-  plot_->setMinimumHeight(220);
-  add_export_menu(plot_);
-  // The legend's columns and font are chosen for the plot's size (plot/render_common.cpp).
-  new RelayoutOnResize(plot_, [this] {
-    if (!figure_) return;
-    plot::setup_plot(*plot_, *figure_, screen_style(font()));
-    plot_->replot();
-  });
+  plot_ = make_figure_plot(this, figure_);
   set_figure_source(plot_, [this]() -> std::optional<plot::Figure> {
     if (transfer_) return plot::lr_transfer_figure(*transfer_);
     if (!shown_) return std::nullopt;
     return plot::lr_sensitivity_figure(*shown_);
   });
-  table_ = new QTableWidget;
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  add_export_menu(table_);
+  table_ = make_results_table();
   note_ = new QLabel;
   note_->setWordWrap(true);
   note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -424,15 +409,7 @@ void LrSensitivityView::showRead(const std::function<Read&()>& get) {
   plot::setup_plot(*plot_, figure, screen_style(font()));
   plot_->replot();
   figure_ = std::move(figure);
-  table_->setColumnCount(static_cast<int>(t.header.size()));
-  table_->setRowCount(static_cast<int>(t.rows.size()));
-  QStringList header;
-  for (const auto& h : t.header) header << QString::fromStdString(h);
-  table_->setHorizontalHeaderLabels(header);
-  for (size_t r = 0; r < t.rows.size(); ++r)
-    for (size_t c = 0; c < t.rows[r].size(); ++c)
-      table_->setItem(static_cast<int>(r), static_cast<int>(c),
-                      new QTableWidgetItem(QString::fromStdString(t.rows[r][c])));
+  show_text_table(*table_, t);
   QStringList notes;
   for (const auto& n : lines) notes << QString::fromStdString(n);
   note_->setText(notes.join(QStringLiteral("\n")));

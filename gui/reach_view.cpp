@@ -7,7 +7,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
@@ -21,14 +20,12 @@
 #include "experiments/report_numbers.h"
 #include "experiments/sweep_runs.h"
 #include "gui/draw_when_shown.h"
-#include "gui/export_menu.h"
 #include "gui/export_targets.h"
-#include "gui/relayout_on_resize.h"
+#include "gui/results_widgets.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
-#include "plot/plot_widget.h"
 #include "plot/reach_figure.h"
 #include "plot/render.h"
 
@@ -80,20 +77,9 @@ ReachView::ReachView(QWidget* parent)
     : QWidget(parent), worker_(new StoreWorker(this)), when_shown_(new DrawWhenShown(this)) {
   connect(worker_, &StoreWorker::failed, this, &ReachView::error);
   buildChoices();
-  plot_ = new plot::PlotWidget;
-  plot_->setMinimumHeight(220);
-  add_export_menu(plot_);
-  new RelayoutOnResize(plot_, [this] {
-    if (!figure_) return;
-    plot::setup_plot(*plot_, *figure_, screen_style(font()));
-    plot_->replot();
-  });
+  plot_ = make_figure_plot(this, figure_);
   set_figure_source(plot_, [this] { return figure_; });
-  table_ = new QTableWidget;
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  add_export_menu(table_);
+  table_ = make_results_table();
   note_ = new QLabel(QStringLiteral(
       "Open a store with a sweep: the updates its cells took to reach a value of a curve."));
   note_->setWordWrap(true);
@@ -136,21 +122,15 @@ void ReachView::buildChoices() {
   }
   rows_->setToolTip(QStringLiteral("a row per value of this axis: the batch, data.max_tokens"));
   cols_->setToolTip(QStringLiteral("a column (a line) per value of this axis: the rate"));
-  auto add = [](QHBoxLayout* to, const QString& label, QWidget* box) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    to->addWidget(l);
-    to->addWidget(box);
-  };
   auto* bar = new QHBoxLayout;
-  add(bar, QStringLiteral("S&weep"), sweep_);
-  add(bar, QStringLiteral("&Metric"), metric_);
-  add(bar, QStringLiteral("&Target"), target_);
+  add_labelled(*bar, QStringLiteral("S&weep"), sweep_);
+  add_labelled(*bar, QStringLiteral("&Metric"), metric_);
+  add_labelled(*bar, QStringLiteral("&Target"), target_);
   bar->addWidget(fit_box_);
   bar->addStretch();
   auto* layout_bar = new QHBoxLayout;
-  add(layout_bar, QStringLiteral("R&ows"), rows_);
-  add(layout_bar, QStringLiteral("&Columns"), cols_);
+  add_labelled(*layout_bar, QStringLiteral("R&ows"), rows_);
+  add_labelled(*layout_bar, QStringLiteral("&Columns"), cols_);
   where_ = add_where_box(*layout_bar);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
@@ -246,10 +226,10 @@ ReachView::Read ReachView::read(const db::Store& store, Choices c) {
   std::stable_partition(groups.begin(), groups.end(), sets_the_batch);
   if (!offered(c.rows)) c.rows = groups.empty() ? "" : groups[0];
   if (c.rows.empty() && !axes.empty()) c.rows = axes.front();
-  if (c.cols == "?") c.cols = groups.size() > 1 ? groups[1] : "";
-  if (!c.cols.empty() && (!offered(c.cols) || c.cols == c.rows)) c.cols.clear();
+  std::string cols = c.cols.value_or(groups.size() > 1 ? groups[1] : "");
+  if (!cols.empty() && (!offered(cols) || cols == c.rows)) cols.clear();
   r.rows = c.rows;
-  r.cols = c.cols;
+  r.cols = cols;
   if (c.rows.empty()) {
     r.note = QStringLiteral("Sweep %1 varies no axis.").arg(QString::fromStdString(c.sweep));
     return r;
@@ -261,7 +241,7 @@ ReachView::Read ReachView::read(const db::Store& store, Choices c) {
     return r;
   }
   r.options.rows = c.rows;
-  r.options.cols = c.cols;
+  r.options.cols = cols;
   r.options.metric = c.metric;
   r.options.target = *r.target;
   r.options.where = c.where;
@@ -288,9 +268,8 @@ void ReachView::redraw() {
   c.metric = metric_->currentText().toStdString();
   c.rows = rows_->currentText().toStdString();
   // No columns offered yet (another sweep's, or none): the sweep's own second axis.
-  c.cols = cols_->count() == 0                  ? "?"
-           : cols_->currentText() == kOneColumn ? ""
-                                                : cols_->currentText().toStdString();
+  if (cols_->count() > 0)
+    c.cols = cols_->currentText() == kOneColumn ? "" : cols_->currentText().toStdString();
   c.where = where_->text().trimmed().toStdString();
   c.fit = fit_box_->isChecked();
   if (const QString text = target_->text().trimmed(); !text.isEmpty()) {
@@ -356,24 +335,14 @@ void ReachView::offerAxes(const Read& r) {
 }
 
 void ReachView::fillTable(const experiments::ReachTable& t, const experiments::ReachOptions& o) {
-  const experiments::TextTable text = experiments::reach_text_table(t, o);
-  table_->setColumnCount(static_cast<int>(text.header.size()));
-  table_->setRowCount(static_cast<int>(text.rows.size()));
-  QStringList header;
-  for (const auto& h : text.header) header << QString::fromStdString(h);
-  table_->setHorizontalHeaderLabels(header);
-  const int updates = o.cols.empty() ? 2 : 3;
-  for (size_t i = 0; i < text.rows.size(); ++i)
-    for (size_t k = 0; k < text.rows[i].size(); ++k) {
-      auto* item = new QTableWidgetItem(QString::fromStdString(text.rows[i][k]));
-      if (static_cast<int>(k) == updates &&
-          std::find(t.best.begin(), t.best.end(), i) != t.best.end()) {
-        QFont bold = item->font();
-        bold.setBold(true);
-        item->setFont(bold);
-      }
-      table_->setItem(static_cast<int>(i), static_cast<int>(k), item);
-    }
+  show_text_table(*table_, experiments::reach_text_table(t, o));
+  const int updates = o.cols.empty() ? 2 : 3;  // each row's best cell's updates in bold
+  for (size_t i : t.best) {
+    QTableWidgetItem* item = table_->item(static_cast<int>(i), updates);
+    QFont bold = item->font();
+    bold.setBold(true);
+    item->setFont(bold);
+  }
 }
 
 }  // namespace fathom::gui

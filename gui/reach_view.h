@@ -64,8 +64,9 @@ class ReachView : public QWidget, public WorkbenchView {
   void buildChoices();
   void redraw();  // sends the read of the current choices
   struct Choices {
-    std::string sweep, metric, rows, cols, where;
-    std::optional<double> target;  // none: the value every finished run reached
+    std::string sweep, metric, rows, where;
+    std::optional<std::string> cols;  // "" for one column; none chosen yet: the sweep's own
+    std::optional<double> target;     // none: the value every finished run reached
     bool fit = false;
   };
   // What the worker read: the sweep's axes and layout, the rows, columns and target used, and

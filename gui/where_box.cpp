@@ -10,15 +10,17 @@
 
 namespace fathom::gui {
 
+void add_labelled(QBoxLayout& bar, const QString& label, QWidget* box) {
+  auto* l = new QLabel(label);
+  l->setBuddy(box);
+  bar.addWidget(l);
+  bar.addWidget(box);
+}
+
 void add_sweep_choosers(QBoxLayout& bar, QWidget* sweep, QWidget* metric, QWidget* value) {
-  for (auto [label, box] :
-       {std::pair{QStringLiteral("S&weep"), sweep}, std::pair{QStringLiteral("&Metric"), metric},
-        std::pair{QStringLiteral("&Value"), value}}) {
-    auto* l = new QLabel(label);
-    l->setBuddy(box);
-    bar.addWidget(l);
-    bar.addWidget(box);
-  }
+  add_labelled(bar, QStringLiteral("S&weep"), sweep);
+  add_labelled(bar, QStringLiteral("&Metric"), metric);
+  add_labelled(bar, QStringLiteral("&Value"), value);
 }
 
 QLineEdit* add_where_box(QBoxLayout& bar) {
@@ -28,10 +30,8 @@ QLineEdit* add_where_box(QBoxLayout& bar) {
   box->setToolTip(
       QStringLiteral("only the sweep's runs this filter keeps (the Runs tab's filter language: "
                      "keys, metrics, status; and, or, not)"));
-  auto* label = new QLabel(QStringLiteral("W&here"));
-  label->setBuddy(box);
-  bar.addWidget(label);
-  bar.addWidget(box, 1);
+  add_labelled(bar, QStringLiteral("W&here"), box);
+  bar.setStretchFactor(box, 1);
   return box;
 }
 

@@ -16,6 +16,9 @@ namespace fathom::gui {
 // Adds a labelled, empty "Where" box to `bar` and returns it.
 QLineEdit* add_where_box(QBoxLayout& bar);
 
+// Adds `box` to `bar` after its label, whose mnemonic focuses it ("R&ows").
+void add_labelled(QBoxLayout& bar, const QString& label, QWidget* box);
+
 // Adds the sweep view's choosers to `bar`, each after its label (the label's mnemonic focuses it):
 // "S&weep", "&Metric", "&Value".
 void add_sweep_choosers(QBoxLayout& bar, QWidget* sweep, QWidget* metric, QWidget* value);
