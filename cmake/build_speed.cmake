@@ -4,9 +4,9 @@
 # instead of once a file. Files keep their own anonymous namespaces' names apart by naming
 # them distinctly (a clash is a compile error, never a silent merge).
 option(FATHOM_UNITY_BUILD "Compile each library's files in batches (faster clean builds)" ON)
-set(FATHOM_UNITY_BATCH 24 CACHE STRING "files per unity batch")
+set(FATHOM_UNITY_BATCH 48 CACHE STRING "files per unity batch")
 # Test programs (one per test directory, tests/CMakeLists.txt) batch their files too.
-set(FATHOM_TEST_UNITY_BATCH 24 CACHE STRING "test files per unity batch")
+set(FATHOM_TEST_UNITY_BATCH 48 CACHE STRING "test files per unity batch")
 
 # The batches are made apart for the files that include LibTorch and those that do not (GROUP
 # mode, groups torch_<k> and plain_<k>), so that fathom_use_torch_pch can keep the precompiled

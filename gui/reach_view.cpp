@@ -64,7 +64,7 @@ bool sets_the_batch(const std::string& group) {
 }
 
 // The box's items again, `chosen` current; no signal.
-void refill(QComboBox* box, const QStringList& items, const QString& chosen) {
+void refill_choosing(QComboBox* box, const QStringList& items, const QString& chosen) {
   const QSignalBlocker block(box);
   box->clear();
   box->addItems(items);
@@ -164,7 +164,7 @@ void ReachView::showRuns(const std::vector<db::RunRecord>& all, const std::vecto
     if (!r.sweep.empty()) sweeps.insert(r.sweep);
   QStringList names;
   for (const auto& s : sweeps) names << QString::fromStdString(s);
-  refill(sweep_, names, sweep_->currentText());
+  refill_choosing(sweep_, names, sweep_->currentText());
   redraw();
 }
 
@@ -324,9 +324,9 @@ void ReachView::showRead(const std::function<Read&()>& get) {
 // The rows and columns the read used, among the sweep's axes; the target it read, where none
 // was typed, as the box's placeholder.
 void ReachView::offerAxes(const Read& r) {
-  refill(rows_, r.axes, QString::fromStdString(r.rows));
-  refill(cols_, QStringList{kOneColumn} + r.axes,
-         r.cols.empty() ? kOneColumn : QString::fromStdString(r.cols));
+  refill_choosing(rows_, r.axes, QString::fromStdString(r.rows));
+  refill_choosing(cols_, QStringList{kOneColumn} + r.axes,
+                  r.cols.empty() ? kOneColumn : QString::fromStdString(r.cols));
   target_->setPlaceholderText(
       r.target && target_->text().trimmed().isEmpty()
           ? QStringLiteral("every finished run's: %1")

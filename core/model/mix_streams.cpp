@@ -11,7 +11,7 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // Tokens a thread takes at once: enough work to pay for a task at n = 4, d = 64.
-constexpr int64_t kGrain = 32;
+constexpr int64_t kTokensPerTask = 32;
 
 // row = sum_j weights[j * weight_stride] * lines[j], the n lines of length d.
 template <typename T>
@@ -44,7 +44,7 @@ T dot(const T* a, const T* b, int64_t d) {
 
 template <typename T>
 void read_forward(const T* r, const T* s, T* out, int64_t tokens, int64_t n, int64_t d) {
-  at::parallel_for(0, tokens, kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, tokens, kTokensPerTask, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t)
       weighted_sum(out + t * d, r + t * n, 1, s + t * n * d, n, d);
   });
@@ -54,7 +54,7 @@ void read_forward(const T* r, const T* s, T* out, int64_t tokens, int64_t n, int
 template <typename T>
 void read_backward(const T* r, const T* s, const T* g, T* dr, T* ds, int64_t tokens, int64_t n,
                    int64_t d) {
-  at::parallel_for(0, tokens, kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, tokens, kTokensPerTask, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const T* gt = g + t * d;
       for (int64_t j = 0; j < n; ++j) {
@@ -73,7 +73,7 @@ void read_backward(const T* r, const T* s, const T* g, T* dr, T* ds, int64_t tok
 template <typename T>
 void mix_forward(const T* m, const T* s, const T* w, const T* f, T* out, int64_t tokens, int64_t n,
                  int64_t d) {
-  at::parallel_for(0, tokens, kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, tokens, kTokensPerTask, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const T* st = s + t * n * d;
       const T* ft = f + t * d;
@@ -91,7 +91,7 @@ void mix_forward(const T* m, const T* s, const T* w, const T* f, T* out, int64_t
 template <typename T>
 void mix_backward(const T* m, const T* s, const T* w, const T* f, const T* g, T* dm, T* ds, T* dw,
                   T* df, int64_t tokens, int64_t n, int64_t d) {
-  at::parallel_for(0, tokens, kGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, tokens, kTokensPerTask, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const T* mt = m + t * n * n;
       const T* st = s + t * n * d;
