@@ -60,6 +60,7 @@ void export_reach(const ReachArgs& a, const std::string& out, const GlobalOption
                   {"ratio_ci95", {bound_json(fit->ratio_lo), bound_json(fit->ratio_hi)}},
                   {"draws", fit->draws},
                   {"unfit_draws", fit->unfit},
+                  {"ratio_draws", fit->ratio_draws},
                   {"best_kept", number_or_null(fit->best_kept)}};
     text = j.dump(2) + "\n";
   } else {

@@ -131,7 +131,17 @@ void add_critical_batch_interval(CriticalBatchFit& fit, const ReachTable& t, int
   fit.draws = static_cast<int>(b_crits.size());
   fit.best_kept = fit.draws ? static_cast<double>(kept) / fit.draws : NAN;
   std::tie(fit.b_crit_lo, fit.b_crit_hi) = interval_95(b_crits);
-  std::tie(fit.ratio_lo, fit.ratio_hi) = interval_95(ratios);
+  fit.ratio_draws = static_cast<int>(ratios.size());
+  if (ratios.empty()) return;
+  // A draw whose best cells read no B_simple has a ratio that could be anything: the interval
+  // takes it at 0 for its low end and at +inf for its high end, so that leaving such draws out
+  // cannot narrow it.
+  const size_t unknown = b_crits.size() - ratios.size();
+  std::vector<double> low = ratios, high = ratios;
+  low.insert(low.end(), unknown, 0.0);
+  high.insert(high.end(), unknown, INFINITY);
+  fit.ratio_lo = interval_95(low).first;
+  fit.ratio_hi = interval_95(high).second;
 }
 
 }  // namespace fathom::experiments

@@ -13,7 +13,8 @@
 // three seeds a cell; the percentile interval is still a large-sample one: read it as a guide
 // at three seeds, not as exact coverage.
 // Where the best cells read B_simple (train.noise_scale), the same draws give B_crit / B_simple
-// against the best cells' geometric mean of the drawn runs' B_simple.
+// against the best cells' geometric mean of the drawn runs' B_simple; a draw whose best cells
+// (chosen again) read none counts at 0 for the interval's low end and +inf for its high end.
 #include <cstdint>
 
 #include "experiments/time_to_target.h"

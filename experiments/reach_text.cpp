@@ -45,6 +45,13 @@ std::string interval_text(const CriticalBatchFit& f) {
   return text + ")\n";
 }
 
+// Where some draws' best cells read no B_simple (they widen the ratio's interval).
+std::string ratio_draws_text(const CriticalBatchFit& f) {
+  if (f.ratio_draws >= f.draws) return "";
+  return "; in " + std::to_string(f.draws - f.ratio_draws) +
+         " draws a best cell read no B_simple, taken as 0 and as unbounded";
+}
+
 }  // namespace
 
 TextTable reach_text_table(const ReachTable& t, const ReachOptions& o) {
@@ -143,7 +150,7 @@ std::string critical_batch_text(const std::optional<CriticalBatchFit>& f,
             cell_number(f->b_crit / *b_simple, "%.2f");
     if (!std::isnan(f->ratio_lo))
       text += " (95 % interval " + bound_text(f->ratio_lo, "%.2f") + " to " +
-              bound_text(f->ratio_hi, "%.2f") + "): " +
+              bound_text(f->ratio_hi, "%.2f") + ratio_draws_text(*f) + "): " +
               (f->ratio_lo > 1   ? "B_crit above B_simple"
                : f->ratio_hi < 1 ? "B_crit below B_simple"
                                  : "inconclusive, B_crit and B_simple not told apart");

@@ -42,6 +42,15 @@ ReachTable model_rows() {
   return t;
 }
 
+// Every run of every cell read B_simple = b.
+void read_b_simple(ReachTable& t, double b) {
+  for (auto& c : t.cells) {
+    c.run_b_simple.assign(c.run_updates.size(), b);
+    c.b_simple = b;
+    c.b_simple_runs = c.runs;
+  }
+}
+
 double b_crit_at(double s_100) {
   return fathom::experiments::fit_critical_batch({100, 400, 1600}, {s_100, 200, 125})->b_crit;
 }
@@ -102,18 +111,16 @@ TEST(CriticalBatchInterval, AWideCellTakesTheIntervalToItsLimits) {
 // it tells the two apart.
 TEST(CriticalBatchInterval, TheRatioToBSimpleAndWhatItDecides) {
   ReachTable t = model_rows();
-  for (auto& c : t.cells) {
-    c.run_b_simple.assign(c.run_updates.size(), 200);
-    c.b_simple = 200;
-    c.b_simple_runs = c.runs;
-  }
+  read_b_simple(t, 200);
   const auto fit = fathom::experiments::fit_best_cells(t);
   ASSERT_TRUE(fit);
   EXPECT_NEAR(fit->ratio_lo, fit->b_crit_lo / 200, 1e-12);
   EXPECT_NEAR(fit->ratio_hi, fit->b_crit_hi / 200, 1e-12);
+  EXPECT_EQ(fit->ratio_draws, fit->draws);  // every draw's best cells read B_simple
   const std::string above = fathom::experiments::critical_batch_text(fit, 200.0);
   EXPECT_NE(above.find("B_crit / B_simple 2.00 (95 % interval "), std::string::npos) << above;
   EXPECT_NE(above.find("): B_crit above B_simple"), std::string::npos) << above;
+  EXPECT_EQ(above.find("read no B_simple"), std::string::npos) << above;
   auto open = *fit;
   open.ratio_lo = 0.8;
   open.ratio_hi = INFINITY;
@@ -121,6 +128,28 @@ TEST(CriticalBatchInterval, TheRatioToBSimpleAndWhatItDecides) {
   const std::string text = fathom::experiments::critical_batch_text(open, 200.0);
   EXPECT_NE(text.find("to ∞ target tokens"), std::string::npos) << text;
   EXPECT_NE(text.find("0.80 to ∞): inconclusive"), std::string::npos) << text;
+}
+
+// The faster cell beside the best read no B_simple, and is its row's best in a quarter of the
+// draws: their ratio is unknown. Counted at 0 and at +inf, a quarter of the draws -- more than
+// either 2.5 % tail -- takes the interval to both limits, so the text cannot decide; leaving them
+// out would have kept the interval of the other draws, all at B_crit / 200 above 1.
+TEST(CriticalBatchInterval, DrawsWhoseBestCellsReadNoBSimpleWidenTheRatio) {
+  ReachTable t = model_rows();
+  read_b_simple(t, 200);
+  t.cells.insert(t.cells.begin() + 1, cell("100", "b", {300, NAN}, 100));  // no B_simple
+  t.best = {0, 2, 3};
+  const auto fit = fathom::experiments::fit_best_cells(t);
+  ASSERT_TRUE(fit);
+  const int unknown = fit->draws - fit->ratio_draws;
+  EXPECT_NEAR(unknown, 0.25 * fit->draws, 0.03 * fit->draws);
+  EXPECT_EQ(fit->ratio_lo, 0.0);
+  EXPECT_TRUE(std::isinf(fit->ratio_hi));
+  const std::string text = fathom::experiments::critical_batch_text(fit, 200.0);
+  EXPECT_NE(text.find("in " + std::to_string(unknown) + " draws a best cell read no B_simple"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("): inconclusive"), std::string::npos) << text;
 }
 
 }  // namespace test_critical_batch_interval
