@@ -132,7 +132,7 @@ void add_critical_batch_interval(CriticalBatchFit& fit, const ReachTable& t, int
   fit.best_kept = fit.draws ? static_cast<double>(kept) / fit.draws : NAN;
   std::tie(fit.b_crit_lo, fit.b_crit_hi) = interval_95(b_crits);
   fit.ratio_draws = static_cast<int>(ratios.size());
-  if (ratios.empty()) return;
+  if (!with_b_simple) return;
   // A draw whose best cells read no B_simple has a ratio that could be anything: the interval
   // takes it at 0 for its low end and at +inf for its high end, so that leaving such draws out
   // cannot narrow it.
