@@ -29,6 +29,7 @@
 #include "gui/file_dialog.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
+#include "gui/split_shares.h"
 #include "gui/store_session.h"
 #include "gui/verdicts_window.h"
 #include "gui/where_box.h"
@@ -94,8 +95,7 @@ ComparisonView::ComparisonView(QWidget* parent)
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(table_);
   split->addWidget(chart_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 2);
+  keep_split_shares(split, {1, 2});
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addLayout(options_bar);

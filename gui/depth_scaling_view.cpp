@@ -31,6 +31,7 @@
 #include "gui/relayout_on_resize.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
+#include "gui/split_shares.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/plot_widget.h"
@@ -159,8 +160,7 @@ DepthScalingView::DepthScalingView(QWidget* parent)
   split->addWidget(budgets_plot_);
   split->addWidget(scaling_plot_);
   // The lines at every budget carry a legend of budgets x lines: the wider share.
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  keep_split_shares(split, {3, 2});
   note_ = new QLabel(QStringLiteral(
       "Open a store with a sweep over depth (a numeric axis such as model.encoder_layers)."));
   note_->setWordWrap(true);
@@ -175,8 +175,7 @@ DepthScalingView::DepthScalingView(QWidget* parent)
   auto* results = new QSplitter(Qt::Vertical);
   results->addWidget(split);
   results->addWidget(notes);
-  results->setStretchFactor(0, 3);
-  results->setStretchFactor(1, 1);
+  keep_split_shares(results, {3, 1});
   auto* layout = qobject_cast<QVBoxLayout*>(this->layout());
   layout->addWidget(results, 1);
 }

@@ -135,8 +135,11 @@ experiments::TextTable table_of_view(const QAbstractItemView* view, bool raw) {
   experiments::TextTable table;
   const QAbstractItemModel* model = view->model();
   if (!model) return table;
-  for (int c = 0; c < model->columnCount(); ++c)
-    table.header.push_back(model->headerData(c, Qt::Horizontal).toString().toStdString());
+  for (int c = 0; c < model->columnCount(); ++c) {
+    const QVariant name = model->headerData(c, Qt::Horizontal, kHeaderNameRole);
+    table.header.push_back(
+        (name.isValid() ? name : model->headerData(c, Qt::Horizontal)).toString().toStdString());
+  }
   for (int r = 0; r < model->rowCount(); ++r) {
     std::vector<std::string> row;
     for (int c = 0; c < model->columnCount(); ++c) {

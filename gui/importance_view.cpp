@@ -23,6 +23,7 @@
 #include "gui/relayout_on_resize.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
+#include "gui/split_shares.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/importance_figure.h"
@@ -85,9 +86,7 @@ QSplitter* ImportanceView::buildResults() {
   split->addWidget(plot_);
   split->addWidget(table_);
   // Room for the table's names and shares on a laptop's 1100 pixels, the chart keeps the rest.
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
-  split->setSizes({550, 450});
+  keep_split_shares(split, {55, 45});
   return split;
 }
 

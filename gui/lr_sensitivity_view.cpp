@@ -26,6 +26,7 @@
 #include "gui/results_widgets.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
+#include "gui/split_shares.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/lr_sensitivity_figure.h"
@@ -180,8 +181,7 @@ QSplitter* LrSensitivityView::buildResults() {
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plot_);
   split->addWidget(table_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 1);
+  keep_split_shares(split, {3, 1});
   return split;
 }
 

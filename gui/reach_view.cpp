@@ -24,6 +24,7 @@
 #include "gui/results_widgets.h"
 #include "gui/runs_signature.h"
 #include "gui/screen_style.h"
+#include "gui/split_shares.h"
 #include "gui/store_session.h"
 #include "gui/where_box.h"
 #include "plot/reach_figure.h"
@@ -87,8 +88,7 @@ ReachView::ReachView(QWidget* parent)
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plot_);
   split->addWidget(table_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  keep_split_shares(split, {3, 2});
   auto* layout = qobject_cast<QVBoxLayout*>(this->layout());
   layout->addWidget(split, 1);
   layout->addWidget(note_);

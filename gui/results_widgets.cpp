@@ -5,6 +5,7 @@
 #include <QTableWidget>
 
 #include "gui/export_menu.h"
+#include "gui/item_roles.h"
 #include "gui/relayout_on_resize.h"
 #include "gui/screen_style.h"
 #include "plot/plot_widget.h"
@@ -34,12 +35,35 @@ QTableWidget* make_results_table() {
   return table;
 }
 
+QString wrap_joined_name(const QString& name, int width) {
+  QStringList lines;
+  QString line;
+  for (const QString& part : name.split(QLatin1Char('+'))) {
+    const QString piece = line.isEmpty() ? part : QLatin1Char('+') + part;
+    if (!line.isEmpty() && line.size() + 1 + part.size() > width) {  // 1: the '+' it ends with
+      lines << line + QLatin1Char('+');
+      line = part;
+    } else {
+      line += piece;
+    }
+  }
+  lines << line;
+  return lines.join(QLatin1Char('\n'));
+}
+
 void show_text_table(QTableWidget& table, const experiments::TextTable& text) {
   table.setColumnCount(static_cast<int>(text.header.size()));
   table.setRowCount(static_cast<int>(text.rows.size()));
-  QStringList header;
-  for (const auto& h : text.header) header << QString::fromStdString(h);
-  table.setHorizontalHeaderLabels(header);
+  for (size_t c = 0; c < text.header.size(); ++c) {
+    const QString name = QString::fromStdString(text.header[c]);
+    auto* item = new QTableWidgetItem(name);
+    if (name.size() > kHeaderLineChars && name.contains(QLatin1Char('+'))) {
+      item->setText(wrap_joined_name(name, kHeaderLineChars));
+      item->setToolTip(name);
+      item->setData(kHeaderNameRole, name);
+    }
+    table.setHorizontalHeaderItem(static_cast<int>(c), item);
+  }
   for (size_t r = 0; r < text.rows.size(); ++r)
     for (size_t c = 0; c < text.rows[r].size(); ++c)
       table.setItem(static_cast<int>(r), static_cast<int>(c),

@@ -1,4 +1,5 @@
 #include "gui/sweep_editor.h"
+#include "gui/split_shares.h"
 
 #include <QDir>
 #include <QFile>
@@ -58,8 +59,7 @@ SweepEditor::SweepEditor(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(scroll);
   split->addWidget(yaml_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  keep_split_shares(split, {1, 1});
 
   status_ = new QLabel;
   status_->setWordWrap(true);

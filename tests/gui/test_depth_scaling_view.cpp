@@ -11,6 +11,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -118,6 +119,41 @@ class DepthScalingViewTest : public QObject {
     // A bad budget: the note says what is wrong, nothing is drawn.
     QVERIFY(!view.choose("d", "model.encoder_layers", "model.norm", "valid_loss", "flops=1e11"));
     QVERIFY2(view.noteText().startsWith(QStringLiteral("at: ")), qPrintable(view.noteText()));
+  }
+
+  // The tab first laid out while its left plot asks for most of the width (in the app: the
+  // budgets' legend laid out for a narrow first size; here a minimum width), then at a
+  // laptop's width once it no longer does: the right plot gets its share back (2 of 5). With a
+  // splitter's stretch alone it kept its first width plus a share of the widening weighted by
+  // that width -- 240 px of 1100 in the app, its legend cut, its tick labels run together.
+  void theScalingPlotGetsItsShareBackWhateverTheFirstLayoutGaveIt() {
+    auto session = fathom::gui::StoreSession::open(db_, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    show(view, *session);
+    QVERIFY(view.choose("d", "model.encoder_layers", "model.norm", "valid_loss"));
+    view.budgetsPlot()->axisRect()->setMinimumSize(700, 0);  // its size hint
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.scalingPlot()->width() < 250);
+    view.budgetsPlot()->axisRect()->setMinimumSize(0, 0);
+    view.resize(1100, 700);
+    QApplication::processEvents();
+    const int budgets = view.budgetsPlot()->width(), scaling = view.scalingPlot()->width();
+    QVERIFY2(std::abs(scaling - 0.4 * (budgets + scaling)) < 10,
+             qPrintable(QStringLiteral("the scaling plot %1 px wide, the budgets plot %2 px")
+                            .arg(scaling)
+                            .arg(budgets)));
+    // Once the user drags the handle, the sizes are the user's: a resize keeps them.
+    auto* split = qobject_cast<QSplitter*>(view.scalingPlot()->parentWidget());
+    QVERIFY(split);
+    split->setSizes({budgets + scaling - 200, 200});
+    emit split->splitterMoved(budgets + scaling - 200, 1);
+    view.resize(1000, 700);
+    QApplication::processEvents();
+    QVERIFY2(view.scalingPlot()->width() < 250,
+             qPrintable(QString::number(view.scalingPlot()->width())));
   }
 
   // Lines are offered by every axis but the depth and its zip partners; the seed is no axis here.

@@ -9,10 +9,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QVBoxLayout>
+#include <memory>
 
 #include "gui/curve_plot.h"
 #include "gui/export_targets.h"
 #include "gui/item_roles.h"
+#include "gui/results_widgets.h"
 #include "plot/figure.h"
 #include "plot/size.h"
 #include "tests/gui/gui_test_registry.h"
@@ -134,6 +136,34 @@ class ExportTest : public QObject {
              QByteArray("run,params,valid_ppl\r\na,236032,2.7931234\r\n"));
     QVERIFY(export_table(&table, dir_.filePath("shown.md"), &error));
     QVERIFY(read(dir_.filePath("shown.md")).contains("| a | 236,032 | 2.793 @330 |"));
+  }
+
+  // A zip group's name (its keys joined by '+', 71 characters) heads its column on lines of at
+  // most 40 broken after a '+' -- on one line it made the column half a laptop's width for
+  // values like "256 / 500 / 20 / 20" -- with the whole name in its tooltip and in exports.
+  void aZipGroupsHeaderIsWrappedOnScreenAndWholeInExports() {
+    const std::string zip =
+        "train.update_tokens+train.max_updates+train.valid_every+train.log_every";
+    fathom::experiments::TextTable text;
+    text.header = {zip, "train.lr", "reached"};
+    text.rows = {{"256 / 500 / 20 / 20", "0.001", "3/3"}};
+    std::unique_ptr<QTableWidget> table(make_results_table());
+    show_text_table(*table, text);
+    const QTableWidgetItem* head = table->horizontalHeaderItem(0);
+    QCOMPARE(head->text(), QStringLiteral("train.update_tokens+train.max_updates+\n"
+                                          "train.valid_every+train.log_every"));
+    QCOMPARE(head->toolTip(), QString::fromStdString(zip));
+    QCOMPARE(table->horizontalHeaderItem(1)->text(), QStringLiteral("train.lr"));  // short: as is
+    QVERIFY(!table->horizontalHeaderItem(1)->data(kHeaderNameRole).isValid());
+    QCOMPARE(table_of_view(table.get()).header, text.header);
+    QString error;
+    QVERIFY(export_table(table.get(), dir_.filePath("zip.csv"), &error));
+    QVERIFY(
+        read(dir_.filePath("zip.csv")).startsWith(QByteArray::fromStdString(zip + ",train.lr")));
+    // A part longer than a line keeps a line of its own; no '+', nothing to break at.
+    QCOMPARE(wrap_joined_name(QStringLiteral("a+bbbbbbbbbb+c"), 4),
+             QStringLiteral("a+\nbbbbbbbbbb+\nc"));
+    QCOMPARE(wrap_joined_name(QStringLiteral("abcdefgh"), 4), QStringLiteral("abcdefgh"));
   }
 
   void viewsOwnRendererWins() {
