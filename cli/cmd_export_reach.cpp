@@ -61,6 +61,7 @@ void export_reach(const ReachArgs& a, const std::string& out, const GlobalOption
                   {"draws", fit->draws},
                   {"unfit_draws", fit->unfit},
                   {"ratio_draws", fit->ratio_draws},
+                  {"interval_df", fit->interval_df},
                   {"best_kept", number_or_null(fit->best_kept)}};
     text = j.dump(2) + "\n";
   } else {

@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "base/metrics/statistics.h"
 #include "experiments/reach_text.h"
 
 namespace fathom::experiments {
@@ -32,10 +33,21 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + frac * (sorted[above] - sorted[below]);
 }
 
-std::pair<double, double> interval_95(std::vector<double> draws) {
+// The draws' quantiles at `tail` and 1 - tail.
+std::pair<double, double> interval(std::vector<double> draws, double tail) {
   if (draws.empty()) return {NAN, NAN};
   std::sort(draws.begin(), draws.end());
-  return {quantile(draws, 0.025), quantile(draws, 0.975)};
+  return {quantile(draws, tail), quantile(draws, 1 - tail)};
+}
+
+// The fit's cells' within-cell degrees of freedom, pooled: sum over the table's best cells of
+// their runs less one -- what the draws know each cell's spread from.
+double pooled_df(const ReachTable& t) {
+  double df = 0;
+  for (size_t i : t.best)
+    if (!t.cells[i].run_updates.empty())
+      df += static_cast<double>(t.cells[i].run_updates.size() - 1);
+  return df;
 }
 
 // One cell drawn: its runs' updates and B_simple, resampled with replacement.
@@ -130,7 +142,9 @@ void add_critical_batch_interval(CriticalBatchFit& fit, const ReachTable& t, int
   }
   fit.draws = static_cast<int>(b_crits.size());
   fit.best_kept = fit.draws ? static_cast<double>(kept) / fit.draws : NAN;
-  std::tie(fit.b_crit_lo, fit.b_crit_hi) = interval_95(b_crits);
+  fit.interval_df = pooled_df(t);
+  const double tail = expanded_percentile_tail(fit.interval_df);
+  std::tie(fit.b_crit_lo, fit.b_crit_hi) = interval(b_crits, tail);
   fit.ratio_draws = static_cast<int>(ratios.size());
   if (!with_b_simple) return;
   // A draw whose best cells read no B_simple has a ratio that could be anything: the interval
@@ -140,8 +154,8 @@ void add_critical_batch_interval(CriticalBatchFit& fit, const ReachTable& t, int
   std::vector<double> low = ratios, high = ratios;
   low.insert(low.end(), unknown, 0.0);
   high.insert(high.end(), unknown, INFINITY);
-  fit.ratio_lo = interval_95(low).first;
-  fit.ratio_hi = interval_95(high).second;
+  fit.ratio_lo = interval(low, tail).first;
+  fit.ratio_hi = interval(high, tail).second;
 }
 
 }  // namespace fathom::experiments

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/metrics/statistics.h"
 #include "experiments/critical_batch_interval.h"
 #include "experiments/report_numbers.h"
 
@@ -42,6 +43,12 @@ std::string interval_text(const CriticalBatchFit& f) {
                      cell_number(100 * f.best_kept, "%.0f") + " %";
   if (f.unfit > 0)
     text += "; " + std::to_string(f.unfit) + " draws with under 3 complete rows left out";
+  if (f.interval_df >= 1) {  // base/metrics/statistics.h: expanded_percentile_tail
+    const double tail = 100 * expanded_percentile_tail(f.interval_df);
+    text += "; its ends the draws' " + cell_number(tail, "%.2f") + " % and " +
+            cell_number(100 - tail, "%.2f") + " % points, expanded for the best cells' " +
+            cell_number(f.interval_df, "%.0f") + " degrees of freedom";
+  }
   return text + ")\n";
 }
 

@@ -78,14 +78,18 @@ struct CriticalBatchFit {
   double s_min = 0, b_crit = 0, r2 = 0;
   int points = 0;
   bool diminishing = false;  // S_min > 0 and B_crit > 0: larger batches help less and less
-  // Over a table's best cells (experiments/critical_batch_interval.h): 95 % percentile bootstrap
-  // intervals of B_crit and of B_crit / B_simple (NaN where not drawn; +inf where the draws leave
-  // B_crit unbounded above), the draws fitted and left out (under 3 complete rows), and the share
-  // of those fitted whose every row kept its best cell; ratio_draws: the fitted draws whose best
-  // cells all read B_simple (the others widen the ratio's interval: critical_batch_interval.h).
+  // Over a table's best cells (experiments/critical_batch_interval.h): 95 % expanded percentile
+  // bootstrap intervals of B_crit and of B_crit / B_simple (NaN where not drawn; +inf where the
+  // draws leave B_crit unbounded above), the draws fitted and left out (under 3 complete rows), and
+  // the share of those fitted whose every row kept its best cell; ratio_draws: the fitted draws
+  // whose best cells all read B_simple (the others widen the ratio's interval:
+  // critical_batch_interval.h).
   double b_crit_lo = NAN, b_crit_hi = NAN, ratio_lo = NAN, ratio_hi = NAN;
   int draws = 0, unfit = 0, ratio_draws = 0;
   double best_kept = NAN;
+  // The degrees of freedom the intervals' ends are expanded for (the best cells' runs less one
+  // each, pooled; experiments/critical_batch_interval.h).
+  double interval_df = 0;
 };
 std::optional<CriticalBatchFit> fit_critical_batch(const std::vector<double>& batch,
                                                    const std::vector<double>& updates);

@@ -1,6 +1,7 @@
 #include "base/metrics/statistics.h"
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
@@ -27,6 +28,12 @@ std::optional<double> t_interval_half_width(const SampleSummary& sample, double 
   const boost::math::students_t t(sample.n - 1);
   const double quantile = boost::math::quantile(t, 0.5 + level / 2);
   return quantile * *sample.std / std::sqrt(static_cast<double>(sample.n));
+}
+
+double expanded_percentile_tail(double df, double level) {
+  if (!(df >= 1)) return (1 - level) / 2;
+  const double t = boost::math::quantile(boost::math::students_t(df), 0.5 + level / 2);
+  return boost::math::cdf(boost::math::normal(), -t);
 }
 
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {

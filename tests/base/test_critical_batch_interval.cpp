@@ -152,4 +152,35 @@ TEST(CriticalBatchInterval, DrawsWhoseBestCellsReadNoBSimpleWidenTheRatio) {
   EXPECT_NE(text.find("): inconclusive"), std::string::npos) << text;
 }
 
+// The ends are read where the expanded percentile reads them, for the best cells' pooled
+// degrees of freedom. The smallest batch's cell is {400, 500, 500, 500} (mean 475): a draw of
+// all four at 400 (0.39 % of draws, ~8 of 2,000) rescales to 475 - sqrt(4/3) 75; one of three
+// at 400 (4.7 %) to 475 - sqrt(4/3) 50. With the other rows one run each, 3 degrees of freedom:
+// the low end is the 0.073 % point (the 1st-2nd draw), inside the all-400 draws. With 30 runs
+// each, 61: the 2.28 % point (the ~46th), past them, inside the three-at-400 draws.
+TEST(CriticalBatchInterval, TheEndsAreExpandedForTheBestCellsDegreesOfFreedom) {
+  const double stretch = std::sqrt(4.0 / 3.0);
+  ReachTable few;
+  few.cells = {cell("100", "a", {400, 500, 500, 500}, 100), cell("400", "a", {200}, 400),
+               cell("1600", "a", {125}, 1600)};
+  few.best = {0, 1, 2};
+  const auto narrow_df = fathom::experiments::fit_best_cells(few);
+  ASSERT_TRUE(narrow_df);
+  EXPECT_EQ(narrow_df->interval_df, 3);
+  EXPECT_NEAR(narrow_df->b_crit_lo, b_crit_at(475 - stretch * 75), 1e-9);
+  ReachTable many = few;
+  many.cells[1] = cell("400", "a", std::vector<double>(30, 200), 400);
+  many.cells[2] = cell("1600", "a", std::vector<double>(30, 125), 1600);
+  const auto wide_df = fathom::experiments::fit_best_cells(many);
+  ASSERT_TRUE(wide_df);
+  EXPECT_EQ(wide_df->interval_df, 61);
+  EXPECT_NEAR(wide_df->b_crit_lo, b_crit_at(475 - stretch * 50), 1e-9);
+  // The text says where the ends were read.
+  const std::string text = fathom::experiments::critical_batch_text(narrow_df, std::nullopt);
+  EXPECT_NE(text.find("its ends the draws' 0.07 % and 99.93 % points, expanded for the best "
+                      "cells' 3 degrees of freedom"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace test_critical_batch_interval

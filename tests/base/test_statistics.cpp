@@ -47,6 +47,19 @@ TEST(Statistics, MeanStdAndTheTIntervalAgreeWithTheTables) {
   EXPECT_EQ(summarize({}).n, 0);
 }
 
+// Hesterberg's expanded percentile: the tail at Phi(-t_{0.975, df}); Phi by erfc, t from the
+// tables (t_{0.975, 8} = 2.306004, t_{0.975, 1} = 12.706205).
+TEST(Statistics, TheExpandedPercentileTailIsPhiOfMinusT) {
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  EXPECT_NEAR(fathom::expanded_percentile_tail(8), phi(-2.306004135), 1e-9);  // 1.0555 %
+  EXPECT_NEAR(fathom::expanded_percentile_tail(8), 0.0105552, 1e-7);
+  EXPECT_NEAR(fathom::expanded_percentile_tail(1), phi(-12.70620474), 1e-12);
+  // Many degrees of freedom: the plain percentile's 2.5 %; none (one run a cell): the same.
+  EXPECT_NEAR(fathom::expanded_percentile_tail(1e7), 0.025, 1e-6);
+  EXPECT_NEAR(fathom::expanded_percentile_tail(0), 0.025, 1e-15);
+  EXPECT_NEAR(fathom::expanded_percentile_tail(0, 0.9), 0.05, 1e-15);
+}
+
 TEST(Statistics, WelchTestByHandAndByIntegration) {
   // a: mean 2.5, s^2 = 5/3; b: mean 6, s^2 = 10. s_a^2/n_a = 5/12, s_b^2/n_b = 2.
   const auto w = fathom::welch_t_test({1, 2, 3, 4}, {2, 4, 6, 8, 10});

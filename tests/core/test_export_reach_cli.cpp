@@ -83,6 +83,7 @@ TEST(ExportReachCli, FitsTheCriticalBatchOfRunsMadeByTheModel) {
   EXPECT_NEAR(j["fit"]["b_crit_ci95"][1].get<double>(), 400, 1e-6);
   EXPECT_TRUE(j["fit"]["ratio_ci95"][0].is_null());  // no B_simple
   EXPECT_EQ(j["fit"]["ratio_draws"], 0);
+  EXPECT_EQ(j["fit"]["interval_df"], 0);  // one run a cell: no spread to expand for
   EXPECT_EQ(j["fit"]["best_kept"].get<double>(), 1.0);
 
   std::vector<std::string> missing = args;
