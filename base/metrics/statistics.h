@@ -20,11 +20,13 @@ SampleSummary summarize(const std::vector<double>& values);
 // t_{(1+level)/2, n-1} * s / sqrt(n); nullopt for n < 2.
 std::optional<double> t_interval_half_width(const SampleSummary& sample, double level = 0.95);
 
-// The lower tail of Hesterberg's expanded percentile interval (Hesterberg 2015, "What teachers
-// should know about the bootstrap", s4.2): a percentile bootstrap of a mean from few values is
-// too narrow -- its draws know the spread only as the sample gives it, as a z-interval does --
-// so its ends are read at Phi(-t_{(1+level)/2, df}) and 1 minus that instead of at (1 - level)/2
-// and (1 + level)/2: 1.06 % and 98.94 % for 95 % at df 8. (1 - level)/2 where df < 1.
+// The lower tail of an expanded percentile interval (after Hesterberg 2015, "What teachers
+// should know about the bootstrap", The American Statistician 69(4)): a percentile bootstrap
+// of a mean from few values is too narrow -- its draws know the spread only as the sample gives
+// it, as a z-interval does -- so its ends are read at Phi(-t_{(1+level)/2, df}) and 1 minus that
+// instead of at (1 - level)/2 and (1 + level)/2: 1.06 % and 98.94 % for 95 % at df 8.
+// Hesterberg's tail is Phi(-sqrt(n/(n-1)) t): here the draws carry the sqrt(n/(n-1)) themselves
+// (experiments/critical_batch_interval.cpp rescales them). (1 - level)/2 where df < 1.
 double expanded_percentile_tail(double df, double level = 0.95);
 
 struct WelchTest {
