@@ -1,12 +1,12 @@
-// How often the percentile bootstraps over seeds hold what the seeds were drawn from: the LR
-// sensitivity's 95 % interval (experiments/lr_sensitivity.h, bootstrap_sensitivity) and the best
-// rate's (experiments/grid_optimum.h, grid_optimum), each a plain percentile bootstrap over
-// each rate's seeds. Curves of R rates, log-spaced by 2x,
-// whose loss is a parabola in log rate (its vertex between two middle rates, `curvature` the
-// loss one octave from it adds) plus Gaussian noise a seed; S seeds a rate. The true values:
-// sensitivity_over at the noise-free losses, and the parabola's vertex (which the three points
-// around the lowest noise-free mean give exactly). Over 1,000 curves each (a coverage's standard
-// error ~0.7 %), with the misses above and below, so too narrow and biased read apart.
+// How often the bootstraps over seeds hold what the seeds were drawn from: the LR sensitivity's
+// 95 % interval (experiments/lr_sensitivity.h, bootstrap_sensitivity: rescaled draws, expanded
+// ends) and the best rate's (experiments/grid_optimum.h, grid_optimum: plain percentiles), each
+// resampling every rate's seeds. Curves of R rates, log-spaced by 2x, whose loss is a parabola
+// in log rate (its vertex between two middle rates, `curvature` the loss one octave from it
+// adds) plus Gaussian noise a seed; S seeds a rate. The true values: sensitivity_over at the
+// noise-free losses, and the parabola's vertex (which the three points around the lowest
+// noise-free mean give exactly). Over 1,000 curves each (a coverage's standard error ~0.7 %),
+// with the misses above and below, so too narrow and biased read apart.
 //   build/bench/bench_seed_bootstrap_coverage
 #include <algorithm>
 #include <cmath>

@@ -64,8 +64,7 @@ struct DrawnCell {
 // mean could be stretched below 0, and stops at 0.
 double rescaled(double drawn, double centre, size_t n) {
   if (n < 2 || !std::isfinite(drawn) || !std::isfinite(centre)) return drawn;
-  const double stretch = std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1));
-  return std::max(0.0, centre + stretch * (drawn - centre));
+  return std::max(0.0, rescaled_bootstrap_mean(drawn, centre, n));
 }
 
 DrawnCell draw_cell(const ReachCell& c, std::mt19937_64& random) {

@@ -43,7 +43,7 @@ double parabola_vertex(double x0, double x1, double x2, double y0, double y1, do
   return std::clamp(vertex, x0, x2);
 }
 
-std::pair<double, double> percentiles_95(std::vector<double> draws) {
+std::pair<double, double> percentiles(std::vector<double> draws, double tail) {
   std::sort(draws.begin(), draws.end());
   auto at = [&](double q) {
     const double pos = q * static_cast<double>(draws.size() - 1);
@@ -51,7 +51,11 @@ std::pair<double, double> percentiles_95(std::vector<double> draws) {
     const size_t above = std::min(below + 1, draws.size() - 1);
     return draws[below] + (pos - static_cast<double>(below)) * (draws[above] - draws[below]);
   };
-  return {at(0.025), at(0.975)};
+  return {at(tail), at(1 - tail)};
+}
+
+std::pair<double, double> percentiles_95(std::vector<double> draws) {
+  return percentiles(std::move(draws), 0.025);
 }
 
 GridOptimum grid_optimum(const std::vector<double>& xs,

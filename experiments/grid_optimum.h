@@ -21,8 +21,9 @@ double parabola_vertex(double x0, double x1, double x2, double y0, double y1, do
 double log_grid_optimum(const std::vector<double>& ln_x, const std::vector<double>& means,
                         bool* bracketed);
 
-// The 2.5th and 97.5th percentiles of `draws` (linear between order statistics: Hyndman & Fan
-// type 7); not empty.
+// The `tail` and 1 - tail quantiles of `draws` (linear between order statistics: Hyndman & Fan
+// type 7); not empty. percentiles_95: at 2.5 % and 97.5 %.
+std::pair<double, double> percentiles(std::vector<double> draws, double tail);
 std::pair<double, double> percentiles_95(std::vector<double> draws);
 
 // The least-squares slope of y on x (a best learning rate's or depth's growth on a log-log

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <tuple>
@@ -242,18 +243,26 @@ std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates
   for (const auto& v : values)
     if (v.empty()) return {nan, nan};
   const std::vector<double> w = log_cells(log_rates(rates));
+  std::vector<double> sample_means;
+  double df = 0;  // the rates' seeds less one each, pooled
+  for (const auto& v : values) {
+    sample_means.push_back(std::accumulate(v.begin(), v.end(), 0.0) /
+                           static_cast<double>(v.size()));
+    df += static_cast<double>(v.size() - 1);
+  }
   std::mt19937_64 draw(seed);
   std::vector<double> draws, means(rates.size());
   draws.reserve(static_cast<size_t>(resamples));
   for (int b = 0; b < resamples; ++b) {
     for (size_t i = 0; i < values.size(); ++i) {
+      const size_t n = values[i].size();
       double sum = 0;
-      for (size_t k = 0; k < values[i].size(); ++k) sum += values[i][draw() % values[i].size()];
-      means[i] = sum / static_cast<double>(values[i].size());
+      for (size_t k = 0; k < n; ++k) sum += values[i][draw() % n];
+      means[i] = rescaled_bootstrap_mean(sum / static_cast<double>(n), sample_means[i], n);
     }
     draws.push_back(weighted_excess(w, means));
   }
-  return percentiles_95(std::move(draws));
+  return percentiles(std::move(draws), expanded_percentile_tail(df));
 }
 
 std::pair<double, double> parse_lr_range(const std::string& text) {
@@ -330,7 +339,9 @@ void add_sensitivity_notes(LrSensitivity& out, const std::string& metric,
       "share of the range in log rate, of (loss - l*), l* the curve's best in the range "
       "(Wortsman et al. 2023); 95 % interval: percentile bootstrap, each rate's seeds "
       "resampled, " +
-      std::to_string(kLrBootstrapResamples) + " draws");
+      std::to_string(kLrBootstrapResamples) +
+      " draws, each rate's drawn mean rescaled by sqrt(n/(n-1)) and the ends expanded for the "
+      "seeds' degrees of freedom (methods.md s7)");
   if (over)
     out.notes.push_back("every sensitivity over the same rates, " + lr_number(over->first) +
                         " to " + lr_number(over->second) +

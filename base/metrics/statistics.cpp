@@ -36,6 +36,11 @@ double expanded_percentile_tail(double df, double level) {
   return boost::math::cdf(boost::math::normal(), -t);
 }
 
+double rescaled_bootstrap_mean(double drawn, double mean, size_t n) {
+  if (n < 2) return drawn;
+  return mean + std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1)) * (drawn - mean);
+}
+
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
   const SampleSummary x = summarize(a), y = summarize(b);
   if (x.n < 2 || y.n < 2) return std::nullopt;

@@ -3,6 +3,7 @@
 // deviation, the Student-t interval of the mean, and Welch's test of two means with unequal
 // variances (the usual test for "method A beats method B" over a few seeds each). Student's t
 // distribution is Boost.Math's.
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -28,6 +29,11 @@ std::optional<double> t_interval_half_width(const SampleSummary& sample, double 
 // Hesterberg's tail is Phi(-sqrt(n/(n-1)) t): here the draws carry the sqrt(n/(n-1)) themselves
 // (experiments/critical_batch_interval.cpp rescales them). (1 - level)/2 where df < 1.
 double expanded_percentile_tail(double df, double level = 0.95);
+
+// A bootstrap draw's mean of n values moved from the sample's mean by sqrt(n / (n - 1)) times
+// its distance: a resampled mean spreads with (n - 1) / n of s^2 / n (a third short at three
+// values; Efron & Tibshirani 1993, ch. 5), the moved one with s^2 / n. As drawn where n < 2.
+double rescaled_bootstrap_mean(double drawn, double mean, size_t n);
 
 struct WelchTest {
   double t = 0;   // (mean_a - mean_b) / sqrt(s_a^2/n_a + s_b^2/n_b)

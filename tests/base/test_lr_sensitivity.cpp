@@ -394,13 +394,15 @@ TEST(LrSensitivity, CurvesShareOneRangeOfRates) {
 }
 
 // The interval's resampling distribution enumerated by hand: two rates, even cells; rate 1's
-// seeds {1, 1}, rate 2's {2, 4}. A resample of rate 2 has mean 2 (1/4), 3 (1/2) or 4 (1/4), so
-// the sensitivity ((mean - 1) / 2, rate 1 always the best) is 0.5, 1.0 or 1.5 with those
-// chances: the 2.5th and 97.5th percentiles of 2,000 draws are 0.5 and 1.5.
+// seeds {1, 1}, rate 2's {2, 4}. A resample of rate 2 has mean 2 (1/4), 3 (1/2) or 4 (1/4),
+// rescaled about 3 by sqrt(2/1): 3 - sqrt 2, 3, 3 + sqrt 2; so the sensitivity ((mean - 1) / 2,
+// rate 1 always the best) is 1 - sqrt(2)/2, 1 or 1 + sqrt(2)/2 with those chances. The ends
+// are read at the expanded percentile's points for 2 degrees of freedom (one a rate),
+// Phi(-t_{0.975, 2}) = Phi(-4.30) ~ 8e-6 and 1 minus that: the extreme draws.
 TEST(LrSensitivity, TheIntervalOfAnEnumerableCase) {
   const auto [lo, hi] = experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 4.0}});
-  EXPECT_DOUBLE_EQ(lo, 0.5);
-  EXPECT_DOUBLE_EQ(hi, 1.5);
+  EXPECT_NEAR(lo, 1 - std::sqrt(2.0) / 2, 1e-12);
+  EXPECT_NEAR(hi, 1 + std::sqrt(2.0) / 2, 1e-12);
   // Deterministic: the same seed, the same interval; no spread, no width.
   EXPECT_EQ(experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 4.0}}),
             (std::pair{lo, hi}));
