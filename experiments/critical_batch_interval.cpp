@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/metrics/statistics.h"
+#include "experiments/grid_optimum.h"
 #include "experiments/reach_text.h"
 
 namespace fathom::experiments {
@@ -20,24 +21,10 @@ double bounded_b_crit(const CriticalBatchFit& f) {
   return slope > 0 ? INFINITY : 0.0;
 }
 
-// The q-quantile of sorted values, linear between neighbours; an infinite neighbour is taken
-// as it is (no arithmetic on infinities).
-double quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(pos));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  const double frac = pos - static_cast<double>(below);
-  if (frac == 0 || sorted[below] == sorted[above]) return sorted[below];
-  if (std::isinf(sorted[below]) || std::isinf(sorted[above]))
-    return frac < 0.5 ? sorted[below] : sorted[above];
-  return sorted[below] + frac * (sorted[above] - sorted[below]);
-}
-
-// The draws' quantiles at `tail` and 1 - tail.
+// The draws' quantiles at `tail` and 1 - tail; NaN where there are none.
 std::pair<double, double> interval(std::vector<double> draws, double tail) {
   if (draws.empty()) return {NAN, NAN};
-  std::sort(draws.begin(), draws.end());
-  return {quantile(draws, tail), quantile(draws, 1 - tail)};
+  return percentiles(std::move(draws), tail);
 }
 
 // The fit's cells' within-cell degrees of freedom, pooled: sum over the table's best cells of

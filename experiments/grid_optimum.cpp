@@ -49,7 +49,11 @@ std::pair<double, double> percentiles(std::vector<double> draws, double tail) {
     const double pos = q * static_cast<double>(draws.size() - 1);
     const size_t below = static_cast<size_t>(std::floor(pos));
     const size_t above = std::min(below + 1, draws.size() - 1);
-    return draws[below] + (pos - static_cast<double>(below)) * (draws[above] - draws[below]);
+    const double frac = pos - static_cast<double>(below);
+    if (frac == 0 || draws[below] == draws[above]) return draws[below];
+    if (std::isinf(draws[below]) || std::isinf(draws[above]))  // no arithmetic on infinities
+      return frac < 0.5 ? draws[below] : draws[above];
+    return draws[below] + frac * (draws[above] - draws[below]);
   };
   return {at(tail), at(1 - tail)};
 }

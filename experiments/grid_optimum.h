@@ -22,7 +22,8 @@ double log_grid_optimum(const std::vector<double>& ln_x, const std::vector<doubl
                         bool* bracketed);
 
 // The `tail` and 1 - tail quantiles of `draws` (linear between order statistics: Hyndman & Fan
-// type 7); not empty. percentiles_95: at 2.5 % and 97.5 %.
+// type 7; an infinite neighbour -- a critical batch's unbounded draw -- taken as it is); not
+// empty. percentiles_95: at 2.5 % and 97.5 %.
 std::pair<double, double> percentiles(std::vector<double> draws, double tail);
 std::pair<double, double> percentiles_95(std::vector<double> draws);
 
