@@ -59,7 +59,7 @@ int bench_main(int, char**) {
   std::printf(
       "| rows x rates x seeds | runs | fit and 2,000 draws | B_crit | 95 %% interval |\n"
       "|---|---:|---:|---:|---|\n");
-  for (const auto [rows, rates, seeds] :
+  for (const auto& [rows, rates, seeds] :
        {std::tuple{4, 6, 3}, {8, 8, 4}, {16, 16, 8}, {16, 32, 32}}) {
     const experiments::ReachTable t = table(rows, rates, seeds);
     const auto start = std::chrono::steady_clock::now();
@@ -78,7 +78,7 @@ int bench_main(int, char**) {
   std::printf(
       "\n| rows x rates x seeds | tables | interval holds B_crit 400 | median width |\n"
       "|---|---:|---:|---:|\n");
-  for (const auto [rows, rates, seeds] :
+  for (const auto& [rows, rates, seeds] :
        {std::tuple{4, 1, 3}, {6, 1, 3}, {4, 1, 5}, {4, 6, 3}, {8, 6, 3}, {4, 6, 5}}) {
     int held = 0;
     std::vector<double> widths;

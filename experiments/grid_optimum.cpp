@@ -6,6 +6,8 @@
 #include <limits>
 #include <random>
 
+#include "base/metrics/statistics.h"
+
 namespace fathom::experiments {
 double log_grid_optimum(const std::vector<double>& x, const std::vector<double>& means,
                         bool* bracketed) {
@@ -58,10 +60,6 @@ std::pair<double, double> percentiles(std::vector<double> draws, double tail) {
   return {at(tail), at(1 - tail)};
 }
 
-std::pair<double, double> percentiles_95(std::vector<double> draws) {
-  return percentiles(std::move(draws), 0.025);
-}
-
 GridOptimum grid_optimum(const std::vector<double>& xs,
                          const std::vector<std::vector<double>>& values, int resamples,
                          unsigned long long seed) {
@@ -84,17 +82,22 @@ GridOptimum grid_optimum(const std::vector<double>& xs,
   std::vector<double> resampled(xs.size());
   bool resamplable = true;
   for (const auto& v : values) resamplable = resamplable && v.size() >= 2;
+  // The vertex is a function of three means: their seeds are what know its spread.
+  if (out.bracketed)
+    for (size_t i = lowest - 1; i <= lowest + 1; ++i)
+      out.interval_df += static_cast<double>(values[i].size()) - 1;
   for (int b = 0; b < resamples; ++b) {
     for (size_t i = 0; i < values.size(); ++i) {
+      const size_t n = values[i].size();
       double sum = 0;
-      for (size_t k = 0; k < values[i].size(); ++k) sum += values[i][draw() % values[i].size()];
-      resampled[i] = sum / static_cast<double>(values[i].size());
+      for (size_t k = 0; k < n; ++k) sum += values[i][draw() % n];
+      resampled[i] = rescaled_bootstrap_mean(sum / static_cast<double>(n), means[i], n);
     }
     bool inside = false;
     out.draws.push_back(log_grid_optimum(x, resampled, &inside));
   }
   if (out.bracketed && resamplable && !out.draws.empty()) {
-    const auto [lo, hi] = percentiles_95(out.draws);
+    const auto [lo, hi] = percentiles(out.draws, expanded_percentile_tail(out.interval_df));
     out.ci_lo = std::exp(lo);
     out.ci_hi = std::exp(hi);
   }

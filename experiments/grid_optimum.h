@@ -2,10 +2,12 @@
 // Where a curve measured on a grid of x values (learning rates, depths) is lowest, between its
 // grid points: the vertex of the parabola in ln(x) through the lowest mean and its two
 // neighbours, or the lowest mean's x itself at an end of the grid (the optimum is not
-// bracketed: the true one may lie beyond it). Its 95 % interval is a percentile bootstrap over
-// seeds: each draw resamples every grid point's seeds and finds the draw's optimum. The best
-// learning rate of a curve (experiments/lr_transfer.h) and the best depth at a budget
-// (plot/budgets_figure.h) are both this.
+// bracketed: the true one may lie beyond it). Its 95 % interval is a bootstrap over seeds: each
+// draw resamples every grid point's seeds, rescales each drawn mean about the point's mean by
+// sqrt(n/(n-1)) and finds the draw's optimum; the ends are the draws' expanded percentiles
+// (base/metrics/statistics.h, after Hesterberg 2015) for the seeds less one of the three points
+// the vertex is fitted through, pooled. The best learning rate of a curve
+// (experiments/lr_transfer.h) and the best depth at a budget (plot/budgets_figure.h) are both this.
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,9 +25,9 @@ double log_grid_optimum(const std::vector<double>& ln_x, const std::vector<doubl
 
 // The `tail` and 1 - tail quantiles of `draws` (linear between order statistics: Hyndman & Fan
 // type 7; an infinite neighbour -- a critical batch's unbounded draw -- taken as it is); not
-// empty. percentiles_95: at 2.5 % and 97.5 %.
+// empty. Every interval over seeds reads them at expanded_percentile_tail
+// (base/metrics/statistics.h).
 std::pair<double, double> percentiles(std::vector<double> draws, double tail);
-std::pair<double, double> percentiles_95(std::vector<double> draws);
 
 // The least-squares slope of y on x (a best learning rate's or depth's growth on a log-log
 // scale); NaN for fewer than two distinct x.
@@ -38,10 +40,10 @@ struct GridOptimum {
   double x = 0;            // the fitted optimum, exp(vertex); the grid's best where unbracketed
   double grid_x = 0;       // the x of the lowest mean
   bool bracketed = false;  // the lowest mean is at neither end of the grid
-  // The 95 % percentile bootstrap interval of `x`; NaN when unbracketed or a grid point has
-  // one seed.
+  // The 95 % bootstrap interval of `x`; NaN when unbracketed or a grid point has one seed.
   double ci_lo = 0, ci_hi = 0;
-  std::vector<double> draws;  // ln(optimum) of each bootstrap draw
+  double interval_df = 0;     // the vertex's three points' seeds less one each: where ends are read
+  std::vector<double> draws;  // ln(optimum) of each (rescaled) bootstrap draw
 };
 
 // `xs` ascending and > 0, `values[i]` x i's seeds' values (lower is better; none empty).

@@ -51,7 +51,7 @@ std::string depth_axis(const std::map<std::string, std::set<std::string>>& axes,
 BestRate best_rate(const std::vector<double>& rates, const std::vector<std::vector<double>>& values,
                    int resamples, unsigned long long seed) {
   GridOptimum o = grid_optimum(rates, values, resamples, seed);
-  return BestRate{o.x, o.grid_x, o.bracketed, o.ci_lo, o.ci_hi, std::move(o.draws)};
+  return BestRate{o.x, o.grid_x, o.bracketed, o.ci_lo, o.ci_hi, o.interval_df, std::move(o.draws)};
 }
 
 LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_depth,
@@ -71,7 +71,11 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
         values.push_back(p.values);
       }
       if (!rows.count(c.label)) methods.push_back(c.label);
-      rows[c.label].push_back(TransferRow{c.label, depth, best_rate(rates, values)});
+      // Each depth's draws from its own stream: the depths' trainings are independent, and one
+      // stream would resample the same seed indices at every depth.
+      const unsigned long long seed = kLrBootstrapSeed + rows[c.label].size();
+      rows[c.label].push_back(
+          TransferRow{c.label, depth, best_rate(rates, values, kLrBootstrapResamples, seed)});
     }
   }
   for (const auto& method : methods) {
@@ -97,8 +101,13 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
         draws.push_back(ols_slope(ln_depth, y));
       }
       bool intervals = true;
-      for (const auto& r : list) intervals = intervals && !std::isnan(r.best.ci_lo);
-      if (intervals && !draws.empty()) std::tie(slope.ci_lo, slope.ci_hi) = percentiles_95(draws);
+      double df = 0;  // every depth's rates' seeds less one each
+      for (const auto& r : list) {
+        intervals = intervals && !std::isnan(r.best.ci_lo);
+        df += r.best.interval_df;
+      }
+      if (intervals && !draws.empty())
+        std::tie(slope.ci_lo, slope.ci_hi) = percentiles(draws, expanded_percentile_tail(df));
     }
     for (auto& r : list) t.rows.push_back(std::move(r));
     t.slopes.push_back(slope);
@@ -107,11 +116,16 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
       "best lr: the vertex of the parabola in ln(rate) through each curve's lowest mean " +
       t.metric +
       " and its two neighbours (the grid's lowest where that is an end: unbracketed); 95 % "
-      "interval: percentile bootstrap over seeds, each rate's seeds resampled, " +
-      std::to_string(kLrBootstrapResamples) + " draws");
-  t.notes.push_back("slope: least squares of ln(best lr) on ln(" + depth_key +
-                    "), its interval from the same draws (depths resampled independently); 0: "
-                    "the rate transfers across depth, -1: it falls as 1/depth");
+      "interval: bootstrap over seeds, each rate's seeds resampled and the drawn mean moved from "
+      "the rate's mean by sqrt(n/(n-1)) times its distance, " +
+      std::to_string(kLrBootstrapResamples) +
+      " draws, the ends the expanded percentile's for the rates' seeds less one each (Hesterberg "
+      "2015)");
+  t.notes.push_back(
+      "slope: least squares of ln(best lr) on ln(" + depth_key +
+      "), its interval from the same draws (each depth's from its own stream), the ends "
+      "expanded for every depth's rates' seeds less one each; 0: "
+      "the rate transfers across depth, -1: it falls as 1/depth");
   return t;
 }
 

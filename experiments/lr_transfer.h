@@ -9,7 +9,8 @@
 // each seed capped at its l0) is its grid optimum (experiments/grid_optimum.h): the vertex of
 // the parabola in x = ln(rate) through the curve's lowest point and its two neighbours --
 // between grid points, where a method's optimum usually lies -- or the grid's lowest rate
-// itself at an end of the grid, with a percentile bootstrap interval over seeds.
+// itself at an end of the grid, with a bootstrap interval over seeds (rescaled draws, expanded
+// ends).
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,9 +28,10 @@ struct BestRate {
   double lr = 0;           // the fitted optimum, exp(vertex); the grid's best where unbracketed
   double grid_lr = 0;      // the rate of the curve's lowest mean
   bool bracketed = false;  // the lowest mean is at neither end of the grid
-  // The 95 % percentile bootstrap interval of `lr`; NaN when unbracketed or a rate near the
-  // minimum has one seed.
+  // The 95 % bootstrap interval of `lr` (grid_optimum's: rescaled draws, expanded ends); NaN
+  // when unbracketed or a rate has one seed.
   double ci_lo = 0, ci_hi = 0;
+  double interval_df = 0;     // the rates' seeds less one each, pooled
   std::vector<double> draws;  // ln(best rate) of each bootstrap draw (for slopes)
 };
 
@@ -48,7 +50,8 @@ struct TransferSlope {
   std::string method;
   int depths = 0;
   // Least squares of ln(best rate) on ln(depth), and its 95 % bootstrap interval (each depth's
-  // draws paired by index: independent trainings); NaN with fewer than 2 depths.
+  // draws, from its own stream, paired by index: independent trainings; the ends expanded for
+  // every depth's degrees of freedom, pooled); NaN with fewer than 2 depths.
   double slope = 0, ci_lo = 0, ci_hi = 0;
   bool bracketed = true;  // every depth's optimum inside its grid; else the slope is a bound
 };

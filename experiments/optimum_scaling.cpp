@@ -7,6 +7,7 @@
 #include <random>
 #include <tuple>
 
+#include "base/metrics/statistics.h"
 #include "experiments/axis_optimum.h"
 #include "experiments/grid_optimum.h"
 
@@ -23,7 +24,8 @@ struct ScalingGrid {
   double ln_budget = 0;
   std::vector<double> x, ln_x;
   std::vector<std::map<int64_t, double>> by_run;
-  bool resamplable = true;  // every x has two runs or more
+  std::vector<double> mean;  // each x's mean over all its runs: where a drawn mean is rescaled
+  bool resamplable = true;   // every x has two runs or more
 };
 
 ScalingGrid scaling_grid(const BudgetLine& b, bool higher_is_better) {
@@ -39,6 +41,9 @@ ScalingGrid scaling_grid(const BudgetLine& b, bool higher_is_better) {
       runs[id] = higher_is_better ? -cell.values[k] : cell.values[k];
     }
     g.resamplable = g.resamplable && runs.size() >= 2;
+    double sum = 0;
+    for (const auto& [id, v] : runs) sum += v;
+    g.mean.push_back(sum / static_cast<double>(runs.size()));
     g.x.push_back(b.xs[i]);
     g.ln_x.push_back(std::log(b.xs[i]));
     g.by_run.push_back(std::move(runs));
@@ -46,8 +51,10 @@ ScalingGrid scaling_grid(const BudgetLine& b, bool higher_is_better) {
   return g;
 }
 
-// ln(optimum) of a grid from the drawn runs of each x (all of them for the estimate); NaN where
-// fewer than three x values keep a drawn run.
+// ln(optimum) of a grid from the drawn runs of each x (all of them, once each, for the
+// estimate); NaN where fewer than three x values keep a drawn run. Each drawn mean is moved from
+// the x's mean by sqrt(n/(n-1)) times its distance, n the x's runs at this budget
+// (rescaled_bootstrap_mean: a resampled mean spreads too little); the estimate's is its mean.
 double drawn_log_optimum(const ScalingGrid& g, const std::map<double, std::vector<int64_t>>& drawn,
                          bool* bracketed) {
   std::vector<double> ln_x, means;
@@ -58,7 +65,7 @@ double drawn_log_optimum(const ScalingGrid& g, const std::map<double, std::vecto
       if (const auto it = g.by_run[i].find(id); it != g.by_run[i].end()) sum += it->second, ++n;
     if (n == 0) continue;
     ln_x.push_back(g.ln_x[i]);
-    means.push_back(sum / n);
+    means.push_back(rescaled_bootstrap_mean(sum / n, g.mean[i], g.by_run[i].size()));
   }
   *bracketed = false;
   return ln_x.size() < 3 ? kNoValue : log_grid_optimum(ln_x, means, bracketed);
@@ -152,7 +159,10 @@ OptimumScaling optimum_scaling(const std::string& line, const std::string& axis,
     exponents.push_back(ols_slope(ln_c, best));
   }
   if (exponents.empty()) return out;
-  std::tie(out.ci_lo, out.ci_hi) = percentiles_95(exponents);
+  out.interval_df = 0;  // each x's runs less one, pooled: the resampled units
+  for (const auto& [x, pool] : all) out.interval_df += static_cast<double>(pool.size()) - 1;
+  std::tie(out.ci_lo, out.ci_hi) =
+      percentiles(exponents, expanded_percentile_tail(out.interval_df));
   return out;
 }
 

@@ -4,10 +4,11 @@
 // the best mean and its two neighbours); over the budgets where it is bracketed, ln x*(C) =
 // ln k + a ln C by least squares -- Hoffmann et al. 2022's second approach (arXiv 2203.15556,
 // s3.2: N_opt proportional to C^a from the isoFLOP profiles' minima), with depth in place of
-// parameters. a's 95 % interval is a percentile bootstrap over runs that is joint across the
-// budgets: the same runs are read at every budget (experiments/value_at_budget.h), so their
-// optima are not independent, and a draw resamples each x's runs once and reads the drawn runs
-// at every budget.
+// parameters. a's 95 % interval is a bootstrap over runs that is joint across the budgets: the
+// same runs are read at every budget (experiments/value_at_budget.h), so their optima are not
+// independent, and a draw resamples each x's runs once and reads the drawn runs at every budget.
+// As grid_optimum's (experiments/grid_optimum.h), each drawn mean is rescaled by sqrt(n/(n-1))
+// and the ends are the expanded percentile's for the runs less one an x, pooled.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct OptimumScaling {
   double exponent = 0;          // a; NaN without a fit
   double log_coefficient = 0;   // ln k: x* = k C^a; NaN without a fit
   double ci_lo = 0, ci_hi = 0;  // a's 95 % interval; NaN with one run an x
+  double interval_df = 0;       // each x's runs less one, pooled: where its ends were read
   // The interval holds 0 inside it: whether the best x grows or shrinks with the budget is
   // undecided.
   bool inconclusive() const;

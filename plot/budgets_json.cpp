@@ -12,6 +12,7 @@ nlohmann::json optima_json(const std::vector<experiments::AxisOptimum>& optima) 
                    {"best", o.points >= 3 ? number_or_null(o.best.x) : nlohmann::json()},
                    {"grid_best", o.points >= 3 ? number_or_null(o.best.grid_x) : nlohmann::json()},
                    {"ci95", {number_or_null(o.best.ci_lo), number_or_null(o.best.ci_hi)}},
+                   {"interval_df", o.best.interval_df},
                    {"bracketed", o.best.bracketed},
                    {"inconclusive", o.inconclusive()},
                    {"says", o.text()}});
@@ -27,6 +28,7 @@ nlohmann::json scalings_json(const std::vector<experiments::OptimumScaling>& sca
                    {"budgets_asked", s.budgets_asked},
                    {"exponent", number_or_null(s.exponent)},
                    {"ci95", {number_or_null(s.ci_lo), number_or_null(s.ci_hi)}},
+                   {"interval_df", s.interval_df},
                    {"inconclusive", s.inconclusive()},
                    {"says", s.text()}});
   return out;

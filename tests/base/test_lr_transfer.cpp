@@ -48,15 +48,53 @@ TEST(LrTransfer, BestRateBetweenGridPointsOrUnbracketedAtAnEnd) {
 // 0.5625 (1/4), 1.0625 (1/2) or 1.5625 (1/4); the left's and middle's are fixed (1.5625,
 // 0.0625). With y0 = 1.5625, y1 = 0.0625, y2 = m: d1 = -1.5, d2 = m - 0.0625,
 // c = (d2 - d1) / 2 = (m + 1.4375) / 2, vertex = (-1 - d1 / c) / 2 = -0.5 + 1.5 / (m + 1.4375):
-// 0.25, 0.1 and 0.0. The 2.5th and 97.5th percentiles of 2,000 draws: e^0 and e^0.25; the
-// point estimate (m = 1.0625) e^0.1.
+// 0.25, 0.1 and 0.0 before rescaling. Each draw's mean is moved from the rate's mean 1.0625 by
+// sqrt(2) times its distance (two seeds): m' = 1.0625 - sqrt(2)/2, 1.0625, 1.0625 + sqrt(2)/2,
+// so the vertex is -0.5 + 1.5 / (2.5 -+ sqrt(2)/2) at the ends. The ends are read at the
+// expanded tail for three degrees of freedom (one a rate), Phi(-t_{0.975,3}) = 0.07 %: inside
+// a quarter of 2,000 draws at each extreme, so the extremes themselves. The point estimate
+// (m = 1.0625) e^0.1.
 TEST(LrTransfer, TheIntervalOfAnEnumerableCase) {
   const std::vector<double> rates = {std::exp(-1.0), 1.0, std::exp(1.0)};
   const auto b =
       experiments::best_rate(rates, {{1.5625, 1.5625}, {0.0625, 0.0625}, {0.5625, 1.5625}});
-  EXPECT_NEAR(std::log(b.ci_lo), 0.0, 1e-12);
-  EXPECT_NEAR(std::log(b.ci_hi), 0.25, 1e-12);
+  const double half_root2 = std::sqrt(2.0) / 2;
+  EXPECT_NEAR(std::log(b.ci_lo), -0.5 + 1.5 / (2.5 + half_root2), 1e-12);
+  EXPECT_NEAR(std::log(b.ci_hi), -0.5 + 1.5 / (2.5 - half_root2), 1e-12);
+  EXPECT_DOUBLE_EQ(b.interval_df, 3.0);
   EXPECT_NEAR(std::log(b.lr), 0.1, 1e-12);
+}
+
+// Two depths with the same seeds' values: the slope is 0, and were both depths resampled from one
+// stream (the same seed indices at each) every draw would find the same best rate at both and
+// the interval would be the point 0. Resampled apart, a draw pairs any of the enumerable case's
+// three vertices (above) at 6 with any at 24, each extreme a sixteenth of the draws -- beyond
+// the ends' tail at six degrees of freedom (0.72 %) -- so the ends are -+ the vertices' range
+// over ln(24 / 6).
+TEST(LrTransfer, EachDepthIsResampledOnItsOwn) {
+  std::vector<std::pair<double, experiments::LrSensitivity>> by_depth;
+  for (const double depth : {6.0, 24.0}) {
+    experiments::LrCurve curve;
+    curve.label = "pre";
+    const std::vector<std::vector<double>> seeds = {
+        {1.5625, 1.5625}, {0.0625, 0.0625}, {0.5625, 1.5625}};
+    for (int i = 0; i < 3; ++i) {
+      experiments::LrPoint p;
+      p.lr = std::exp(i - 1.0);
+      p.values = seeds[static_cast<size_t>(i)];
+      curve.points.push_back(p);
+    }
+    experiments::LrSensitivity at;
+    at.curves.push_back(curve);
+    by_depth.emplace_back(depth, at);
+  }
+  const auto t = experiments::lr_transfer(by_depth, "model.layers");
+  ASSERT_EQ(t.slopes.size(), 1u);
+  EXPECT_NEAR(t.slopes[0].slope, 0.0, 1e-12);
+  const double half_root2 = std::sqrt(2.0) / 2;
+  const double range = 1.5 / (2.5 - half_root2) - 1.5 / (2.5 + half_root2);
+  EXPECT_NEAR(t.slopes[0].ci_lo, -range / std::log(4.0), 1e-12);
+  EXPECT_NEAR(t.slopes[0].ci_hi, range / std::log(4.0), 1e-12);
 }
 
 experiments::TableRun transfer_run(int64_t id, const std::string& layers, const std::string& lr,

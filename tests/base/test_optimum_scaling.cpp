@@ -94,6 +94,35 @@ TEST(OptimumScaling, OneDrawReadsTheSameRunsAtEveryBudget) {
   EXPECT_NEAR(s.ci_hi, 0, 1e-12);
 }
 
+// An enumerable interval. Depths e^-1, 1, e at budgets e^0, e^1, e^2; the runs at the first and
+// middle depth agree everywhere (1.5625, 0.0625); the deepest's two runs read 0.5625 and 1.5625
+// at the first budget and 1.0625 both at the others. So only the first budget's optimum moves:
+// a draw's mean m there is 0.5625, 1.0625 or 1.5625 (a quarter, a half, a quarter), moved from
+// 1.0625 by sqrt(2) times its distance (two runs), and with y0 = 1.5625, y1 = 0.0625 the vertex
+// is -0.5 + 1.5 / (m' + 1.4375) (tests/base/test_lr_transfer.cpp): 0.1 at m' = 1.0625, the
+// other budgets' too. The slope over ln C = 0, 1, 2 is (y_2 - y_0) / 2 = (0.1 - vertex_0) / 2:
+// 0, and the ends -- the expanded tail at three degrees of freedom (two runs a depth, one each),
+// 0.07 %, inside each extreme quarter -- at the extreme vertices.
+TEST(OptimumScaling, TheIntervalOfAnEnumerableCase) {
+  std::vector<BudgetLine> at;
+  for (int k = 0; k < 3; ++k) {
+    BudgetLine b;
+    b.budget = std::exp(static_cast<double>(k));
+    b.xs = {std::exp(-1.0), 1.0, std::exp(1.0)};
+    b.cells = {runs_cell(100, {1.5625, 1.5625}), runs_cell(200, {0.0625, 0.0625}),
+               k == 0 ? runs_cell(300, {0.5625, 1.5625}) : runs_cell(300, {1.0625, 1.0625})};
+    at.push_back(b);
+  }
+  const OptimumScaling s = optimum_scaling("pre", "layers", "compute", at, false);
+  EXPECT_EQ(s.budgets, 3);
+  EXPECT_NEAR(s.exponent, 0, 1e-12);
+  EXPECT_DOUBLE_EQ(s.interval_df, 3.0);
+  const double half_root2 = std::sqrt(2.0) / 2;
+  EXPECT_NEAR(s.ci_lo, (0.1 - (-0.5 + 1.5 / (2.5 - half_root2))) / 2, 1e-12);
+  EXPECT_NEAR(s.ci_hi, (0.1 - (-0.5 + 1.5 / (2.5 + half_root2))) / 2, 1e-12);
+  EXPECT_TRUE(s.inconclusive());
+}
+
 // Fewer than three budgets bracket the optimum: no exponent. A budget whose best is the grid's
 // end (the deepest) is no point of the fit.
 TEST(OptimumScaling, NoExponentFromFewerThanThreeBracketedBudgets) {

@@ -243,6 +243,8 @@ TEST_F(ExportPlotCli, BudgetsSaysTheBestDepthsExponentOverThreeBudgets) {
   ASSERT_EQ(listed.at("scalings").size(), 1u);
   EXPECT_NEAR(listed["scalings"][0]["exponent"].get<double>(), 0.2, 1e-9);
   EXPECT_EQ(listed["scalings"][0]["budgets"], 3);
+  // Where the ends were read (the expanded percentile's): two runs a depth, one each, pooled.
+  EXPECT_EQ(listed["scalings"][0]["interval_df"], 3);
   EXPECT_FALSE(listed["scalings"][0]["inconclusive"].get<bool>());
   options.json = false;
   // --scaling-out: the best depth against the budget, log-log; refused over two budgets.
