@@ -83,6 +83,10 @@ std::string short_axis_key(const std::string& key) {
   return first.substr(first.rfind('.') + 1);
 }
 
+bool names_a_depth(const std::string& key) {
+  return key.size() >= 6 && key.compare(key.size() - 6, 6, "layers") == 0;
+}
+
 std::optional<double> axis_number(const std::string& joined) {
   // A zip group's label "6 / 6" by its first key's value.
   const std::string label = joined.substr(0, joined.find(" / "));

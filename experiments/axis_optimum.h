@@ -45,6 +45,10 @@ ComparisonTable along_numeric_axis(const ComparisonTable& t);
 // "model.encoder_layers" -> "encoder_layers"; a zip group by its first key.
 std::string short_axis_key(const std::string& key);
 
+// The key names a depth: it ends in "layers" (model.encoder_layers, model.decoder_layers). What
+// a depth axis is taken to be where none is named (lr-transfer's, the Scaling tab's first).
+bool names_a_depth(const std::string& key);
+
 // An axis value as a number > 0 (a zip group's "6 / 6" by its first value); none where it is not.
 std::optional<double> axis_number(const std::string& label);
 

@@ -10,6 +10,7 @@
 
 #include "base/util/error.h"
 #include "base/util/strings.h"
+#include "experiments/axis_optimum.h"
 #include "experiments/value_at_budget.h"
 
 namespace fathom::experiments {
@@ -24,8 +25,7 @@ std::string depth_axis(const std::map<std::string, std::set<std::string>>& axes,
   std::vector<std::string> known, candidates;
   for (const auto& [key, values] : axes) {
     known.push_back(key);
-    if (values.size() >= 2 && key.size() >= 6 && key.compare(key.size() - 6, 6, "layers") == 0)
-      candidates.push_back(key);
+    if (values.size() >= 2 && names_a_depth(key)) candidates.push_back(key);
   }
   if (!asked.empty()) {
     const auto it = axes.find(asked);

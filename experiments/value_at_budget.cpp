@@ -94,17 +94,24 @@ Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<
   std::optional<double> least;
   for (const int64_t id : finished) {
     // The curve's last point alone (as use_last_of_run reads it), not the whole curve.
-    const int64_t step = store.last_metric_step(id, x_metric);
+    int64_t step = store.last_metric_step(id, x_metric);
+    // A run's last update is also its losses' last (one stored before target tokens were).
+    for (const std::string& loss : {db::metric::kTrainLoss, db::metric::kValidLoss})
+      if (step < 0 && b.axis == "update") step = store.last_metric_step(id, loss);
     if (step < 0) continue;
-    const auto xs = store.metric_points_after(id, x_metric, step - 1);
-    if (xs.empty()) continue;
-    const double x = b.axis == "update" ? static_cast<double>(xs.back().step) : xs.back().value;
+    double x = static_cast<double>(step);
+    if (b.axis != "update") {
+      const auto xs = store.metric_points_after(id, x_metric, step - 1);
+      if (xs.empty()) continue;
+      x = xs.back().value;
+    }
     if (x > 0) least = least ? std::min(*least, x) : x;
   }
   if (!least)
-    throw InputError(
-        command, 0, "--at",
-        b.axis + "=least: no finished run has a " + x_metric + " curve to take the least of");
+    throw InputError(command, 0, "--at",
+                     b.axis + "=least: no finished run has a " +
+                         (b.axis == "update" ? x_metric + ", train_loss or valid_loss" : x_metric) +
+                         " curve to take the least of");
   Budget definite = b;
   definite.x = *least;
   definite.least = false;

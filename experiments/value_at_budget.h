@@ -32,8 +32,9 @@ inline constexpr double kLeastTolerance = 0.02;
 inline constexpr double kReadClose = 0.95;
 
 // A least budget made definite: x the least of `finished` runs' last point on its axis
-// (train_flops, target_tokens, or the update of that last point). InputError (`command`, --at)
-// where none of them has the curve. Any other budget is returned as it is.
+// (train_flops, target_tokens, or the update of that last point -- of the last train_loss or
+// valid_loss point for a run stored before target tokens were logged). InputError (`command`,
+// --at) where none of them has the curve. Any other budget is returned as it is.
 Budget resolve_least(const Budget& b, const db::Store& store, const std::vector<int64_t>& finished,
                      const std::string& command);
 // The finished runs of `runs`: those a least budget is found among.

@@ -114,19 +114,36 @@ void refill(QComboBox* box, const QStringList& items, const QString& wanted) {
 }
 
 // The budgets `text` names ("compute=1e15,compute=2e15"), or by default a quarter, a half and
-// all of the least the `finished` runs reached; InputError (--at) for a bad one.
+// all of the least the `finished` runs reached -- of compute, or where no run logged its FLOPs
+// (stored before Fathom did), of target tokens, else of updates, which `fallback` then says;
+// InputError (--at) for a bad one.
 std::vector<experiments::Budget> budgets_of(const QString& text, const db::Store& store,
-                                            const std::vector<int64_t>& finished) {
+                                            const std::vector<int64_t>& finished,
+                                            std::string* fallback) {
   std::vector<experiments::Budget> out;
   if (!text.trimmed().isEmpty()) {
     for (const QString& one : text.split(',', Qt::SkipEmptyParts))
       out.push_back(experiments::parse_budget(one.trimmed().toStdString(), kScalingTab));
     return out;
   }
-  const experiments::Budget least = experiments::resolve_least(
-      experiments::parse_budget("compute=least", kScalingTab), store, finished, kScalingTab);
+  std::optional<experiments::Budget> least;
+  for (const char* axis : {"compute", "tokens", "update"}) {
+    try {
+      least = experiments::resolve_least(
+          experiments::parse_budget(std::string(axis) + "=least", kScalingTab), store, finished,
+          kScalingTab);
+    } catch (const InputError&) {
+      if (std::string(axis) == "update") throw;  // no finished run has any curve: say why
+      continue;
+    }
+    if (std::string(axis) != "compute")
+      *fallback = "No finished run logged train_flops: the budgets are " + std::string(axis) +
+                  " (a quarter, a half and all of the least), so each depth is read at equal " +
+                  axis + ", not equal compute; name compute budgets in Budgets for that.";
+    break;
+  }
   for (double share : experiments::kGrowthShares)
-    out.push_back(experiments::budget_share(least, share));
+    out.push_back(experiments::budget_share(*least, share));
   return out;
 }
 
@@ -295,6 +312,10 @@ void DepthScalingView::sweepChanged() {
   int front = 0;
   for (const auto& key : axes.layout)
     if (const int at = xs.indexOf(QString::fromStdString(key)); at >= front) xs.move(at, front++);
+  // A depth before any other numeric axis (a sweep file that varies the rate first).
+  std::stable_partition(xs.begin(), xs.end(), [](const QString& key) {
+    return experiments::names_a_depth(key.toStdString());
+  });
   refill(x_, xs, wanted_x_);
   // Lines: any other axis but the depth's zip partners, which would give a line per depth.
   const std::string x = x_->currentText().toStdString();
@@ -420,8 +441,11 @@ void DepthScalingView::redraw() {
       try {
         if (!store) throw std::runtime_error("the store is busy (another process holds it)");
         plot::BudgetsQuery read = q;
-        read.budgets = budgets_of(budgets, *store, finished);
+        std::string fallback;
+        read.budgets = budgets_of(budgets, *store, finished, &fallback);
         drawn->made = plot::budgets_figure(*store, read);
+        if (!fallback.empty())
+          drawn->made->notes.insert(drawn->made->notes.begin(), std::move(fallback));
         drawn->budgets = read.budgets;
       } catch (const std::exception& e) {
         // A filter or a budget being typed, or a budget no run reached, is no store error.
@@ -442,6 +466,8 @@ void DepthScalingView::redraw() {
     };
   });
 }
+
+QString DepthScalingView::depthAxis() const { return x_->currentText(); }
 
 void DepthScalingView::showDrawn(const Drawn& drawn) {
   if (!drawn.made) {

@@ -59,6 +59,9 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   QCustomPlot* budgetsPlot() const { return budgets_plot_; }
   QCustomPlot* scalingPlot() const { return scaling_plot_; }
   QCheckBox* bestVariant() const { return best_variant_; }
+  // The axis the lines run along: by default a depth (a key ending in "layers") before any other
+  // numeric axis, then the sweep file's order.
+  QString depthAxis() const;
   // "Where": part of the sweep (the exports' --where), e.g. model.norm=post.
   QLineEdit* where() const { return where_; }
   // The optima, exponents and notes under the plots, or why there is nothing to show.

@@ -158,6 +158,38 @@ TEST(ReadersAtBudget, TheLeastBudgetIsTheCheapestFinishedRunsWholeTraining) {
   }
 }
 
+// Runs stored before target tokens were logged: update=least takes each run's last update from
+// its losses -- 300 of a run whose train_loss ends there, beside one whose only curve, its
+// valid_loss, ends at 500. compute=least still needs train_flops, and says so.
+TEST(ReadersAtBudget, TheLeastUpdateOfRunsWithoutTargetTokensIsTheirLossesLast) {
+  const fathom::testing::TempDir scratch;
+  const std::string path = scratch.file("runs.db");
+  std::vector<int64_t> ids;
+  {
+    auto store = db::Store::open(path);
+    for (const auto& [name, last] :
+         {std::pair{db::metric::kTrainLoss, 300}, {db::metric::kValidLoss, 500}}) {
+      db::NewRun n;
+      n.name = name;
+      const int64_t id = store.create_run(n);
+      store.write_metrics(id, {{100, name, 3.0, 0.0}, {last, name, 2.0, 0.0}});
+      store.finish_run(id, "finished");
+      ids.push_back(id);
+    }
+  }
+  const auto store = db::Store::open(path, db::OpenMode::ReadOnly);
+  const auto found = experiments::resolve_least(experiments::parse_budget("update=least", "test"),
+                                                store, ids, "test");
+  EXPECT_DOUBLE_EQ(found.x, 300);
+  try {
+    experiments::resolve_least(experiments::parse_budget("compute=least", "test"), store, ids,
+                               "fathom export table");
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("train_flops"), std::string::npos) << e.what();
+  }
+}
+
 // Two rates x 2 seeds of one model: 1e-3 ends at 2.0, but 3e-3 learns faster (2.4 at update
 // 100 against 3.0) and diverges at update 200. At update 100 neither rate diverged and the
 // sensitivity is over those values; importance of `diverged` at that budget is nil.

@@ -47,8 +47,10 @@ class DepthScalingViewTest : public QObject {
   QTemporaryDir dir_;
   QString db_;
 
-  void show(fathom::gui::DepthScalingView& view, fathom::gui::StoreSession& session) {
-    view.setStore(&session, db_);
+  // The view on `session`, a store at `db` (the shared one by default).
+  void show(fathom::gui::DepthScalingView& view, fathom::gui::StoreSession& session,
+            const QString& db = {}) {
+    view.setStore(&session, db.isEmpty() ? db_ : db);
     view.showRuns(session.store.list_runs(), {});
   }
 
@@ -253,8 +255,7 @@ class DepthScalingViewTest : public QObject {
     auto session = fathom::gui::StoreSession::open(db, nullptr);
     QVERIFY(session);
     fathom::gui::DepthScalingView view;
-    view.setStore(session.get(), db);
-    view.showRuns(session->store.list_runs(), {});
+    show(view, *session, db);
     QVERIFY(view.choose("e", "model.encoder_layers", "", "valid_loss", "update=100,update=200"));
     QVERIFY2(view.noteText().contains(QStringLiteral("grid's end")), qPrintable(view.noteText()));
     QVERIFY(!view.extendButton()->isEnabled());
@@ -264,6 +265,48 @@ class DepthScalingViewTest : public QObject {
 
   // The choices are kept across sessions: a new tab restored from them draws the same figures
   // once a store offers the sweep and axes.
+  // A sweep file that varies the rate first and the depth second, its runs stored before Fathom
+  // logged train_flops or target tokens: the tab opens on the depth, not the rate, and reads a
+  // quarter, a half and all of the least run's updates instead of compute, saying so.
+  void aDepthFirstAndUpdatesWhereNoRunLoggedItsCompute() {
+    const QString db = dir_.filePath("no-flops.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (const char* lr : {"0.001", "0.002", "0.004"})
+        for (int i = 0; i < 3; ++i)
+          for (int seed = 1; seed <= 2; ++seed) {
+            NewRun n;
+            n.name = "r/" + std::string(lr) + "/" + std::to_string(kDepths[i]) + "/" +
+                     std::to_string(seed);
+            n.sweep = "r";
+            const int64_t id = store.create_run(n);
+            store.set_tag(id, "sweep.axes", "train.lr,model.decoder_layers,train.seed");
+            store.set_tag(id, "axis.train.lr", lr);
+            store.set_tag(id, "axis.model.decoder_layers", std::to_string(kDepths[i]));
+            store.set_tag(id, "axis.train.seed", std::to_string(seed));
+            std::vector<fathom::db::MetricRow> rows;
+            for (int k = 0; k < 3; ++k)
+              rows.emplace_back(kUpdates[k], "valid_loss",
+                                3 - 0.1 * k + 0.1 * (i - 1) * (i - 1) + 0.01 * seed, 0.0);
+            store.write_metrics(id, rows);
+            store.finish_run(id, "finished");
+          }
+    }
+    auto session = fathom::gui::StoreSession::open(db, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    show(view, *session, db);
+    view.waitForResults();
+    QCOMPARE(view.depthAxis(), QStringLiteral("model.decoder_layers"));
+    QVERIFY2(view.shown(), qPrintable(view.noteText()));
+    QCOMPARE(view.shown()->scalings.size(), size_t(1));
+    QCOMPARE(view.shown()->scalings[0].budget_axis, std::string("update"));
+    QCOMPARE(view.shown()->scalings[0].budget_lo, 100.0);  // a quarter of the least, 400
+    QVERIFY2(view.noteText().contains(
+                 QStringLiteral("No finished run logged train_flops: the budgets are update")),
+             qPrintable(view.noteText()));
+  }
+
   void itsChoicesAreKeptAcrossSessions() {
     auto session = fathom::gui::StoreSession::open(db_, nullptr);
     QVERIFY(session);
