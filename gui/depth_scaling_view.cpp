@@ -136,10 +136,11 @@ std::vector<experiments::Budget> budgets_of(const QString& text, const db::Store
       if (std::string(axis) == "update") throw;  // no finished run has any curve: say why
       continue;
     }
+    const std::string read_at = std::string(axis) == "tokens" ? "target tokens" : "updates";
     if (std::string(axis) != "compute")
-      *fallback = "No finished run logged train_flops: the budgets are " + std::string(axis) +
+      *fallback = "No finished run logged train_flops: the budgets are " + read_at +
                   " (a quarter, a half and all of the least), so each depth is read at equal " +
-                  axis + ", not equal compute; name compute budgets in Budgets for that.";
+                  read_at + ", not equal compute; name compute budgets in Budgets for that.";
     break;
   }
   for (double share : experiments::kGrowthShares)

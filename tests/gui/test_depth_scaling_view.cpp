@@ -303,7 +303,7 @@ class DepthScalingViewTest : public QObject {
     QCOMPARE(view.shown()->scalings[0].budget_axis, std::string("update"));
     QCOMPARE(view.shown()->scalings[0].budget_lo, 100.0);  // a quarter of the least, 400
     QVERIFY2(view.noteText().contains(
-                 QStringLiteral("No finished run logged train_flops: the budgets are update")),
+                 QStringLiteral("No finished run logged train_flops: the budgets are updates")),
              qPrintable(view.noteText()));
   }
 
