@@ -148,13 +148,14 @@ void judge_over(LrCurve& c, double lo, double hi) {
   // A curve that stops short of either end would be judged on part of the range only.
   const bool spans = (c.points.front().lr <= lo || same_rate(c.points.front().lr, lo)) &&
                      (c.points.back().lr >= hi || same_rate(c.points.back().lr, hi));
-  std::vector<double> rates, means;
+  std::vector<double> rates, means, caps;
   std::vector<std::vector<double>> values;
   bool resamplable = true;
   for (const auto& p : c.points) {
     if ((p.lr < lo && !same_rate(p.lr, lo)) || (p.lr > hi && !same_rate(p.lr, hi))) continue;
     rates.push_back(p.lr);
     means.push_back(p.mean);
+    caps.push_back(p.loss0_max);
     values.push_back(p.values);
     resamplable = resamplable && p.values.size() >= 2;
   }
@@ -162,7 +163,8 @@ void judge_over(LrCurve& c, double lo, double hi) {
   if (!spans || rates.size() < 2) return;
   c.sensitivity = sensitivity_over(rates, means);
   if (!resamplable) return;
-  std::tie(c.ci_lo, c.ci_hi) = bootstrap_sensitivity(rates, values);
+  std::tie(c.ci_lo, c.ci_hi) =
+      bootstrap_sensitivity(rates, values, kLrBootstrapResamples, kLrBootstrapSeed, caps);
 }
 
 // Where each run's l0 came from (load_lr_sensitivity), for the notes.
@@ -237,9 +239,11 @@ double sensitivity_over(const std::vector<double>& rates, const std::vector<doub
 
 std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates,
                                                 const std::vector<std::vector<double>>& values,
-                                                int resamples, unsigned long long seed) {
+                                                int resamples, unsigned long long seed,
+                                                const std::vector<double>& caps) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   if (rates.size() < 2 || rates.size() != values.size() || resamples < 1) return {nan, nan};
+  if (!caps.empty() && caps.size() != rates.size()) return {nan, nan};
   for (const auto& v : values)
     if (v.empty()) return {nan, nan};
   const std::vector<double> w = log_cells(log_rates(rates));
@@ -259,6 +263,7 @@ std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates
       double sum = 0;
       for (size_t k = 0; k < n; ++k) sum += values[i][draw() % n];
       means[i] = rescaled_bootstrap_mean(sum / static_cast<double>(n), sample_means[i], n);
+      if (!caps.empty()) means[i] = std::min(means[i], caps[i]);
     }
     draws.push_back(weighted_excess(w, means));
   }
@@ -315,6 +320,7 @@ LrPoint point_at_rate(double lr, const std::vector<const TableRun*>& members,
       continue;
     }
     loss0_sum += *l0;
+    p.loss0_max = p.values.empty() ? *l0 : std::max(p.loss0_max, *l0);
     p.values.push_back(diverged ? *l0 : std::min(*r->metric, *l0));
     p.diverged += diverged ? 1 : 0;
   }

@@ -31,6 +31,7 @@ struct LrPoint {
   int seeds = 0;               // runs behind the mean
   int diverged = 0;            // of them, diverged (counted at l0)
   double loss0 = 0;            // the mean l0 of these runs (where a diverged run is drawn)
+  double loss0_max = 0;        // the highest: no mean of the capped values can pass it
   std::vector<double> values;  // each run's capped value: what the interval resamples
 };
 
@@ -95,11 +96,14 @@ double sensitivity_over(const std::vector<double>& rates, const std::vector<doub
 // pooled degrees of freedom (base/metrics/statistics.h; 12 at six rates of three seeds: the
 // 1.47 % and 98.53 % points): the plain 2.5 % and 97.5 % held a known curve's sensitivity in
 // 80-85 % of curves at three seeds a rate, these in 89-92 % (bench_seed_bootstrap_coverage).
-// Deterministic in `seed`.
+// A rescaled mean is kept at or below `caps[i]` where given (rate i's highest l0: its values are
+// capped at their runs' l0, so their mean cannot pass it; rescaling would carry a rate whose
+// seeds mostly diverged past it). Deterministic in `seed`.
 std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates,
                                                 const std::vector<std::vector<double>>& values,
                                                 int resamples = kLrBootstrapResamples,
-                                                unsigned long long seed = kLrBootstrapSeed);
+                                                unsigned long long seed = kLrBootstrapSeed,
+                                                const std::vector<double>& caps = {});
 
 // "LO:HI" (--range), two rates 0 < LO < HI; InputError (field --range) otherwise.
 std::pair<double, double> parse_lr_range(const std::string& text);

@@ -235,7 +235,8 @@ TEST(LrSensitivity, FromAStoredSweep) {
   ASSERT_EQ(old.curves.size(), 2u);
   EXPECT_NEAR(old.curves[0].sensitivity, 1.75 / 3, 1e-12);
   EXPECT_NEAR(old.curves[1].sensitivity, 0.2, 1e-12);
-  EXPECT_NEAR(old.curves[1].points[2].loss0, 2.2, 1e-12);  // where its crosses are drawn
+  EXPECT_NEAR(old.curves[1].points[2].loss0, 2.2, 1e-12);      // where its crosses are drawn
+  EXPECT_NEAR(old.curves[1].points[2].loss0_max, 2.2, 1e-12);  // what its drawn means stay under
   EXPECT_EQ(old.notes[1].find("valid_loss at update 0, before"), std::string::npos);
   EXPECT_NE(old.notes[1].find("12 runs recorded before"), std::string::npos) << old.notes[1];
 
@@ -406,6 +407,13 @@ TEST(LrSensitivity, TheIntervalOfAnEnumerableCase) {
   // Deterministic: the same seed, the same interval; no spread, no width.
   EXPECT_EQ(experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 4.0}}),
             (std::pair{lo, hi}));
+  // Rate 2's 4 a diverged run's l0, the highest of its runs: no mean can pass it, so the rescaled
+  // 3 + sqrt 2 is kept at 4 and the upper end is (4 - 1) / 2.
+  const auto capped = experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 4.0}},
+                                                         experiments::kLrBootstrapResamples,
+                                                         experiments::kLrBootstrapSeed, {1.0, 4.0});
+  EXPECT_NEAR(capped.first, 1 - std::sqrt(2.0) / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(capped.second, 1.5);
   const auto flat = experiments::bootstrap_sensitivity({1e-3, 1e-2}, {{1.0, 1.0}, {2.0, 2.0}});
   EXPECT_DOUBLE_EQ(flat.first, 0.5);
   EXPECT_DOUBLE_EQ(flat.second, 0.5);
