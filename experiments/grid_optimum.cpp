@@ -87,12 +87,8 @@ GridOptimum grid_optimum(const std::vector<double>& xs,
     for (size_t i = lowest - 1; i <= lowest + 1; ++i)
       out.interval_df += static_cast<double>(values[i].size()) - 1;
   for (int b = 0; b < resamples; ++b) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const size_t n = values[i].size();
-      double sum = 0;
-      for (size_t k = 0; k < n; ++k) sum += values[i][draw() % n];
-      resampled[i] = rescaled_bootstrap_mean(sum / static_cast<double>(n), means[i], n);
-    }
+    for (size_t i = 0; i < values.size(); ++i)
+      resampled[i] = rescaled_resampled_mean(values[i], means[i], draw);
     bool inside = false;
     out.draws.push_back(log_grid_optimum(x, resampled, &inside));
   }

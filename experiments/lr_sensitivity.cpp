@@ -259,10 +259,7 @@ std::pair<double, double> bootstrap_sensitivity(const std::vector<double>& rates
   draws.reserve(static_cast<size_t>(resamples));
   for (int b = 0; b < resamples; ++b) {
     for (size_t i = 0; i < values.size(); ++i) {
-      const size_t n = values[i].size();
-      double sum = 0;
-      for (size_t k = 0; k < n; ++k) sum += values[i][draw() % n];
-      means[i] = rescaled_bootstrap_mean(sum / static_cast<double>(n), sample_means[i], n);
+      means[i] = rescaled_resampled_mean(values[i], sample_means[i], draw);
       if (!caps.empty()) means[i] = std::min(means[i], caps[i]);
     }
     draws.push_back(weighted_excess(w, means));

@@ -101,7 +101,7 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
         draws.push_back(ols_slope(ln_depth, y));
       }
       bool intervals = true;
-      double df = 0;  // every depth's rates' seeds less one each
+      double df = 0;  // every depth's best rate's degrees of freedom
       for (const auto& r : list) {
         intervals = intervals && !std::isnan(r.best.ci_lo);
         df += r.best.interval_df;
@@ -119,12 +119,12 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
       "interval: bootstrap over seeds, each rate's seeds resampled and the drawn mean moved from "
       "the rate's mean by sqrt(n/(n-1)) times its distance, " +
       std::to_string(kLrBootstrapResamples) +
-      " draws, the ends the expanded percentile's for the rates' seeds less one each (Hesterberg "
-      "2015)");
+      " draws, the ends the expanded percentile's for the seeds less one of the three rates "
+      "the vertex is fitted through (Hesterberg 2015)");
   t.notes.push_back(
       "slope: least squares of ln(best lr) on ln(" + depth_key +
       "), its interval from the same draws (each depth's from its own stream), the ends "
-      "expanded for every depth's rates' seeds less one each; 0: "
+      "expanded for every depth's degrees of freedom, summed; 0: "
       "the rate transfers across depth, -1: it falls as 1/depth");
   return t;
 }

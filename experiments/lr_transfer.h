@@ -31,7 +31,7 @@ struct BestRate {
   // The 95 % bootstrap interval of `lr` (grid_optimum's: rescaled draws, expanded ends); NaN
   // when unbracketed or a rate has one seed.
   double ci_lo = 0, ci_hi = 0;
-  double interval_df = 0;     // the rates' seeds less one each, pooled
+  double interval_df = 0;     // the vertex's three rates' seeds less one each
   std::vector<double> draws;  // ln(best rate) of each bootstrap draw (for slopes)
 };
 

@@ -127,17 +127,16 @@ std::vector<experiments::Budget> budgets_of(const QString& text, const db::Store
     return out;
   }
   std::optional<experiments::Budget> least;
-  for (const char* axis : {"compute", "tokens", "update"}) {
+  for (const std::string axis : {"compute", "tokens", "update"}) {
     try {
-      least = experiments::resolve_least(
-          experiments::parse_budget(std::string(axis) + "=least", kScalingTab), store, finished,
-          kScalingTab);
+      least = experiments::resolve_least(experiments::parse_budget(axis + "=least", kScalingTab),
+                                         store, finished, kScalingTab);
     } catch (const InputError&) {
-      if (std::string(axis) == "update") throw;  // no finished run has any curve: say why
+      if (axis == "update") throw;  // no finished run has any curve: say why
       continue;
     }
-    const std::string read_at = std::string(axis) == "tokens" ? "target tokens" : "updates";
-    if (std::string(axis) != "compute")
+    const std::string read_at = axis == "tokens" ? "target tokens" : "updates";
+    if (axis != "compute")
       *fallback = "No finished run logged train_flops: the budgets are " + read_at +
                   " (a quarter, a half and all of the least), so each depth is read at equal " +
                   read_at + ", not equal compute; name compute budgets in Budgets for that.";

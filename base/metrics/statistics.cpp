@@ -41,6 +41,14 @@ double rescaled_bootstrap_mean(double drawn, double mean, size_t n) {
   return mean + std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1)) * (drawn - mean);
 }
 
+double rescaled_resampled_mean(const std::vector<double>& values, double mean,
+                               std::mt19937_64& draw) {
+  const size_t n = values.size();
+  double sum = 0;
+  for (size_t k = 0; k < n; ++k) sum += values[draw() % n];
+  return rescaled_bootstrap_mean(sum / static_cast<double>(n), mean, n);
+}
+
 std::optional<WelchTest> welch_t_test(const std::vector<double>& a, const std::vector<double>& b) {
   const SampleSummary x = summarize(a), y = summarize(b);
   if (x.n < 2 || y.n < 2) return std::nullopt;

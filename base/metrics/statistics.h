@@ -5,6 +5,7 @@
 // distribution is Boost.Math's.
 #include <cstddef>
 #include <optional>
+#include <random>
 #include <vector>
 
 namespace fathom {
@@ -34,6 +35,12 @@ double expanded_percentile_tail(double df, double level = 0.95);
 // its distance: a resampled mean spreads with (n - 1) / n of s^2 / n (a third short at three
 // values; Efron & Tibshirani 1993, ch. 5), the moved one with s^2 / n. As drawn where n < 2.
 double rescaled_bootstrap_mean(double drawn, double mean, size_t n);
+
+// One bootstrap draw of the mean of `values` (n of them drawn with replacement, `draw() % n` each,
+// in order), rescaled about their `mean` as above: what every interval over seeds draws a grid
+// point's or a rate's mean as (experiments/grid_optimum.h, experiments/lr_sensitivity.h).
+double rescaled_resampled_mean(const std::vector<double>& values, double mean,
+                               std::mt19937_64& draw);
 
 struct WelchTest {
   double t = 0;   // (mean_a - mean_b) / sqrt(s_a^2/n_a + s_b^2/n_b)
