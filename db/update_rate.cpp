@@ -1,10 +1,10 @@
 #include "db/update_rate.h"
 
-#include <algorithm>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
+#include "base/metrics/statistics.h"
 #include "db/metric_names.h"
 #include "db/store.h"
 
@@ -23,13 +23,7 @@ std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points)
     const double seconds = points[i].wall_time - points[i - 1].wall_time;
     if (steps > 0 && seconds > 0) rates.push_back(seconds / static_cast<double>(steps));
   }
-  if (rates.empty()) return std::nullopt;
-  const size_t middle = rates.size() / 2;
-  std::nth_element(rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(middle), rates.end());
-  if (rates.size() % 2 == 1) return rates[middle];
-  const double upper = rates[middle];
-  return 0.5 * (upper + *std::max_element(rates.begin(),
-                                          rates.begin() + static_cast<std::ptrdiff_t>(middle)));
+  return median(std::move(rates));
 }
 
 namespace {

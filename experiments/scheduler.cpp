@@ -14,6 +14,7 @@
 #include "db/metric_names.h"
 #include "db/run_status.h"
 #include "experiments/notify.h"
+#include "experiments/sweep_pace.h"
 #include "experiments/sweep_progress.h"
 
 namespace fathom::experiments {
@@ -265,6 +266,7 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
   }
   StatusDisplay display(options.progress);
   std::optional<int64_t> updates_at_start;
+  std::optional<double> ended_pace;  // a resumed sweep's ETA before its first update
   auto last_listing = Clock::now() - std::chrono::hours(1);
   std::optional<Clock::time_point> requeued_at;  // a never-started run went back to the queue
   WriteLockWatch lock_watch;  // a frozen writer keeps every worker silent (write_lock_watch.h)
@@ -302,8 +304,12 @@ SweepCounts follow_sweep(db::Store& store, Launcher& launcher, const FollowOptio
     }
     SweepSnapshot snapshot = snapshot_of(store, runs, max_updates);
     snapshot.sweep = options.sweep;
-    if (!updates_at_start) updates_at_start = snapshot.updates_done;
+    if (!updates_at_start) {
+      updates_at_start = snapshot.updates_done;
+      ended_pace = ended_runs_seconds_per_update(store, runs);  // once: a dozen short reads
+    }
     snapshot.updates_at_start = *updates_at_start;
+    snapshot.ended_seconds_per_update = ended_pace;
     snapshot.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
     // A run just put back in the queue gives the launcher a few seconds to claim it again
     // (an idle local launcher looks at the queue every 2 s).

@@ -15,10 +15,14 @@ std::string fit(std::string line, int width) {
 
 }  // namespace
 
-std::optional<double> sweep_eta_seconds(const SweepSnapshot& s) {
+std::optional<SweepEta> sweep_eta(const SweepSnapshot& s) {
+  const auto left = static_cast<double>(s.updates_total - s.updates_done);
   const int64_t progressed = s.updates_done - s.updates_at_start;
-  if (progressed <= 0 || s.elapsed_s <= 0) return std::nullopt;
-  return static_cast<double>(s.updates_total - s.updates_done) * s.elapsed_s / progressed;
+  if (progressed > 0 && s.elapsed_s > 0) return SweepEta{left * s.elapsed_s / progressed, false};
+  if (s.ended_seconds_per_update && !s.running.empty())
+    return SweepEta{left * *s.ended_seconds_per_update / static_cast<double>(s.running.size()),
+                    true};
+  return std::nullopt;
 }
 
 std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width) {
@@ -32,13 +36,15 @@ std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width
                                 {s.cancelled, st::kCancelled}})
     if (n > 0) detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + word;
   if (!detail.empty()) ended += " (" + detail + ")";
-  const auto eta = sweep_eta_seconds(s);
+  const auto eta = sweep_eta(s);
   std::vector<std::string> lines;
-  lines.push_back(fit("sweep " + s.sweep + ": " + ended + " | " + std::to_string(s.running.size()) +
-                          " running | " + std::to_string(s.queued) + " queued | " +
-                          ProgressBar::format_duration(s.elapsed_s) + " | ETA " +
-                          (eta ? ProgressBar::format_duration(*eta) : std::string("?")),
-                      width));
+  lines.push_back(
+      fit("sweep " + s.sweep + ": " + ended + " | " + std::to_string(s.running.size()) +
+              " running | " + std::to_string(s.queued) + " queued | " +
+              ProgressBar::format_duration(s.elapsed_s) + " | ETA " +
+              (eta ? (eta->from_ended_runs ? "~" : "") + ProgressBar::format_duration(eta->seconds)
+                   : std::string("?")),
+          width));
   for (const auto& r : s.running) {
     char numbers[96];
     std::snprintf(numbers, sizeof numbers, "%6lld/%-6lld", static_cast<long long>(r.updates),

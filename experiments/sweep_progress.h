@@ -1,6 +1,7 @@
 #pragma once
 // The sweep scheduler's terminal display: runs ended / running / queued, each running run's
-// update and last training loss, and the ETA of the sweep from this session's update rate.
+// update and last training loss, and the ETA of the sweep from this session's update rate (or,
+// before this session's first update, from the pace of the runs that ended before it).
 // Rendering is a pure function of a snapshot, so it is tested without processes or a terminal.
 #include <cstdint>
 #include <optional>
@@ -28,12 +29,22 @@ struct SweepSnapshot {
   int64_t updates_done = 0, updates_total = 0;
   int64_t updates_at_start = 0;  // updates_done when the session began (resumed work)
   double elapsed_s = 0;
+  // Seconds an update took in the sweep's runs that ended before this session (experiments/
+  // sweep_pace.h); the ETA's pace, each running run one worker, until this session's first
+  // update. nullopt for a new sweep.
+  std::optional<double> ended_seconds_per_update;
 
   int ended() const { return finished + diverged + failed + crashed + cancelled; }
 };
 
-// Seconds left at this session's rate; nullopt before any update was made.
-std::optional<double> sweep_eta_seconds(const SweepSnapshot& s);
+struct SweepEta {
+  double seconds = 0;
+  bool from_ended_runs = false;  // shown "~": a guess from earlier runs, not this session's rate
+};
+
+// Seconds left at this session's rate; before this session's first update, the updates left at
+// the ended runs' pace shared by the running runs; nullopt where neither is known.
+std::optional<SweepEta> sweep_eta(const SweepSnapshot& s);
 
 // Summary line first, then one line per running run, each at most `width` characters.
 std::vector<std::string> render_sweep_progress(const SweepSnapshot& s, int width);

@@ -36,6 +36,14 @@ double expanded_percentile_tail(double df, double level) {
   return boost::math::cdf(boost::math::normal(), -t);
 }
 
+std::optional<double> median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  return 0.5 * (*middle + *std::max_element(values.begin(), middle));
+}
+
 double rescaled_bootstrap_mean(double drawn, double mean, size_t n) {
   if (n < 2) return drawn;
   return mean + std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1)) * (drawn - mean);

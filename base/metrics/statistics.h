@@ -18,6 +18,9 @@ struct SampleSummary {
 
 SampleSummary summarize(const std::vector<double>& values);
 
+// The middle value (the mean of the middle two for an even count); nullopt for none.
+std::optional<double> median(std::vector<double> values);
+
 // Half the width of the two-sided `level` confidence interval of the mean,
 // t_{(1+level)/2, n-1} * s / sqrt(n); nullopt for n < 2.
 std::optional<double> t_interval_half_width(const SampleSummary& sample, double level = 0.95);

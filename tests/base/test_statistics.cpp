@@ -49,6 +49,14 @@ TEST(Statistics, MeanStdAndTheTIntervalAgreeWithTheTables) {
 
 // Hesterberg's expanded percentile: the tail at Phi(-t_{0.975, df}); Phi by erfc, t from the
 // tables (t_{0.975, 8} = 2.306004, t_{0.975, 1} = 12.706205).
+TEST(Statistics, TheMedianIsTheMiddleOrTheMeanOfTheMiddleTwo) {
+  EXPECT_FALSE(fathom::median({}));
+  EXPECT_DOUBLE_EQ(*fathom::median({7}), 7);
+  EXPECT_DOUBLE_EQ(*fathom::median({9, 1, 4}), 4);
+  EXPECT_DOUBLE_EQ(*fathom::median({9, 1, 4, 2}), 3);  // (2 + 4) / 2
+  EXPECT_DOUBLE_EQ(*fathom::median({5, 5, 1, 5}), 5);
+}
+
 TEST(Statistics, TheExpandedPercentileTailIsPhiOfMinusT) {
   const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
   EXPECT_NEAR(fathom::expanded_percentile_tail(8), phi(-2.306004135), 1e-9);  // 1.0555 %
