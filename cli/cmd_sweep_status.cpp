@@ -1,6 +1,6 @@
 // `fathom sweep`'s command line (cli/sweep_command_line.h) and its store-only sub-commands:
-// `fathom sweep status NAME` (every run's status, worker and heartbeat; who holds a stalled
-// store's write lock) and `fathom sweep cancel NAME`.
+// `fathom sweep status NAME` (every run's status, worker and heartbeat; the time left at its
+// running runs' pace; who holds a stalled store's write lock) and `fathom sweep cancel NAME`.
 #include "cli/sweep_command_line.h"
 
 #include <cstdio>
@@ -10,10 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "base/util/error.h"
+#include "base/util/progress.h"
 #include "base/util/strings.h"
 #include "db/early_stop_tag.h"
 #include "db/run_status.h"
 #include "experiments/launcher_registry.h"
+#include "experiments/sweep_pace.h"
 #include "experiments/write_lock_watch.h"
 
 namespace fathom::cli {
@@ -37,6 +39,13 @@ nlohmann::json status_json_row(const db::RunRecord& r, const std::string& job,
                                   : nullptr},
           {"early_stop",
            early_stop_tags ? nlohmann::json(early_stop_tags->at(db::kEarlyStopTag)) : nullptr}};
+}
+
+nlohmann::json time_left_json(const std::optional<experiments::SweepTimeLeft>& left) {
+  if (!left) return nullptr;
+  return {{"seconds", left->seconds},
+          {"paced_runs", left->paced_runs},
+          {"updates_left", left->updates_left}};
 }
 
 void sweep_status(const GlobalOptions& global, const std::string& name) {
@@ -84,10 +93,12 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const auto stalled_by = experiments::stalled_write_lock_holder(store);
   const std::string holder =
       stalled_by ? experiments::describe_lock_holder(store, *stalled_by, db::unix_now()) : "";
+  const auto time_left = experiments::sweep_time_left(store, name, runs);
   if (global.json) {
     std::cout << nlohmann::json{{"sweep", name},
                                 {"runs", json_runs},
                                 {"counts", by_status},
+                                {"time_left", time_left_json(time_left)},
                                 {"store_locked_by", stalled_by ? nlohmann::json(*stalled_by)
                                                                : nlohmann::json(nullptr)},
                                 {"store_lock_holder",
@@ -103,6 +114,12 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
       std::printf(" (%d stopped early by train.patience)", stopped_early);
   }
   std::printf("\n");
+  if (time_left)
+    std::printf(
+        "time left: ~%s at the pace of its %d running run(s) now (%lld updates left; the queued "
+        "ones taken as large as those running, by as many workers)\n",
+        ProgressBar::format_duration(time_left->seconds).c_str(), time_left->paced_runs,
+        static_cast<long long>(time_left->updates_left));
   if (stalled_by)
     std::printf(
         "the run store's write lock is held by %s, still a second later: every writer waits on "

@@ -1,6 +1,8 @@
 #include "experiments/sweep_pace.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <string>
 
 #include "base/metrics/statistics.h"
@@ -25,6 +27,31 @@ std::optional<double> ended_runs_seconds_per_update(const db::Store& store,
   for (const auto& [id, points] : db::recent_train_losses(store, ended))
     if (auto pace = db::seconds_per_update(points)) paces.push_back(*pace);
   return median(std::move(paces));
+}
+
+std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
+                                             const std::vector<db::RunRecord>& runs) {
+  std::map<int64_t, int64_t> max_updates;
+  for (const auto& v : store.config_values(sweep, {"train.max_updates"}))
+    if (v.values[0]) max_updates[v.run] = std::atoll(v.values[0]->c_str());
+  SweepTimeLeft left;
+  std::vector<db::RunRecord> running;
+  for (const auto& run : runs) {
+    if (db::is_terminal_status(run.status)) continue;
+    const auto total = max_updates.find(run.id);
+    if (total != max_updates.end())
+      left.updates_left += std::max<int64_t>(0, total->second - run.updates);
+    if (run.status == db::status::kRunning) running.push_back(run);
+  }
+  double updates_per_second = 0;
+  for (const auto& [id, points] : db::recent_train_losses(store, running))
+    if (auto pace = db::seconds_per_update(points)) {
+      updates_per_second += 1 / *pace;
+      ++left.paced_runs;
+    }
+  if (left.updates_left <= 0 || updates_per_second <= 0) return std::nullopt;
+  left.seconds = static_cast<double>(left.updates_left) / updates_per_second;
+  return left;
 }
 
 }  // namespace fathom::experiments

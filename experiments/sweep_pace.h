@@ -1,9 +1,11 @@
 #pragma once
-// The pace of a resumed sweep before this session has made an update: how long an update took
-// in the runs that ended before it. Until a running run logs its first new point the session's
-// own rate is unknown, and the terminal said "ETA ?" for minutes on a large model.
+// How fast a sweep goes, from its runs' logged losses' wall times (db/update_rate.h) rather than
+// from a session's clock: the pace of a resumed sweep before its session has made an update (the
+// terminal said "ETA ?" for minutes on a large model), and the time a sweep has left as `fathom
+// sweep status` tells it from any terminal, whoever launched it (a Slurm job array's runs).
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "db/records.h"
@@ -21,5 +23,19 @@ namespace fathom::experiments {
 std::optional<double> ended_runs_seconds_per_update(const db::Store& store,
                                                     const std::vector<db::RunRecord>& states,
                                                     std::size_t at_most = 16);
+
+struct SweepTimeLeft {
+  double seconds = 0;
+  int paced_runs = 0;        // running runs whose rate is known (two logged losses or more)
+  int64_t updates_left = 0;  // of its queued and running runs
+};
+
+// The updates the sweep's queued and running runs have left (each one's train.max_updates less
+// its updates) over the updates a second its running runs make together now (the sum of each
+// one's 1 / last logged seconds per update): as if the queued runs were as large as those
+// running and taken by as many workers. `runs` are the sweep's whole records (their log_every).
+// nullopt where nothing is left or no running run has logged two losses yet.
+std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
+                                             const std::vector<db::RunRecord>& runs);
 
 }  // namespace fathom::experiments

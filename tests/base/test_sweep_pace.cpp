@@ -1,6 +1,7 @@
-// A resumed sweep's pace before its first new update (experiments/sweep_pace.h): the median of
-// its ended runs' logged seconds per update, read from a real store, with running and queued
-// runs left out and only the latest ended runs read.
+// A sweep's pace from its runs' logged losses (experiments/sweep_pace.h), read from a real store:
+// a resumed sweep's before its first new update (the median of its ended runs' seconds per
+// update, running and queued runs left out, only the latest ended runs read), and the time a
+// sweep has left at its running runs' summed rate.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,19 +14,23 @@
 namespace test_sweep_pace {
 using namespace fathom;
 
-// A run of sweep "s" in `status` that logged train_loss every 10 updates, `pace` s an update.
-int64_t run_at_pace(db::Store& store, const std::string& status, double pace, int points) {
+// A run of sweep "s" in `status` of `max_updates` that logged train_loss every 10 updates,
+// `pace` s an update, its heartbeat at its last point.
+int64_t run_at_pace(db::Store& store, const std::string& status, double pace, int points,
+                    int max_updates = 1000) {
   db::NewRun r;
   r.name = "s/" + std::to_string(pace) + status;
   r.sweep = "s";
   r.status = status;
   r.config_yaml = "name: x\n";
-  r.config_json = R"({"train": {"log_every": 10}})";
+  r.config_json =
+      R"({"train": {"log_every": 10, "max_updates": )" + std::to_string(max_updates) + "}}";
   const int64_t id = store.create_run(r);
   std::vector<db::MetricRow> rows;
   for (int i = 1; i <= points; ++i)
     rows.push_back({10 * i, "train_loss", 3.0, 1000.0 + 10 * i * pace});
   store.write_metrics(id, rows);
+  if (status == "running") store.heartbeat(id, 10 * points);
   return id;
 }
 
@@ -54,6 +59,40 @@ TEST(EndedRunsPace, NoneForASweepWithoutEndedRuns) {
   run_at_pace(store, "running", 1.0, 8);
   run_at_pace(store, "queued", 1.0, 0);
   EXPECT_FALSE(experiments::ended_runs_seconds_per_update(store, store.list_run_states("s")));
+}
+
+// Two running runs at 0.5 and 0.25 s an update make 2 + 4 = 6 updates a second together; they
+// have 1000 - 100 and 1000 - 200 updates left, the queued run 400 and the ended ones none:
+// 2,100 updates, 350 s. A running run without two logged losses adds its updates, no pace.
+TEST(SweepTimeLeft, IsTheUpdatesLeftOverTheRunningRunsSummedRate) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  run_at_pace(store, "finished", 9.0, 100);
+  run_at_pace(store, "running", 0.5, 10);
+  run_at_pace(store, "running", 0.25, 20);
+  run_at_pace(store, "queued", 0, 0, 400);
+  const auto left = experiments::sweep_time_left(store, "s", store.list_runs("s"));
+  ASSERT_TRUE(left);
+  EXPECT_EQ(left->updates_left, 2100);
+  EXPECT_EQ(left->paced_runs, 2);
+  EXPECT_DOUBLE_EQ(left->seconds, 350.0);
+  run_at_pace(store, "running", 0, 1, 400);  // one loss at update 10: 390 more, no pace
+  const auto more = experiments::sweep_time_left(store, "s", store.list_runs("s"));
+  EXPECT_EQ(more->updates_left, 2490);
+  EXPECT_EQ(more->paced_runs, 2);
+  EXPECT_DOUBLE_EQ(more->seconds, 415.0);
+}
+
+TEST(SweepTimeLeft, NoneWithoutARunningPaceOrUpdatesLeft) {
+  const fathom::testing::TempDir scratch;
+  auto store = db::Store::open(scratch.file("runs.db"));
+  run_at_pace(store, "queued", 0, 0);
+  run_at_pace(store, "running", 0, 1);  // its first loss only
+  EXPECT_FALSE(experiments::sweep_time_left(store, "s", store.list_runs("s")));
+  const fathom::testing::TempDir other;
+  auto ended = db::Store::open(other.file("runs.db"));
+  run_at_pace(ended, "finished", 0.5, 100, 1000);
+  EXPECT_FALSE(experiments::sweep_time_left(ended, "s", ended.list_runs("s")));
 }
 
 }  // namespace test_sweep_pace

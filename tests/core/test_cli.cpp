@@ -741,6 +741,40 @@ TEST_F(Cli, SweepStatusSaysWhichRunsStoppedEarly) {
   EXPECT_TRUE(runs[2]["early_stop"].is_null());
 }
 
+// `fathom sweep status` says the time a sweep has left at its running runs' pace now, from their
+// logged losses' wall times: a run at 0.5 s an update with 900 of 1,000 updates left and a
+// queued run of 1,000 -> 1,900 updates at 2 a second, 950 s ("15m50s").
+TEST_F(Cli, SweepStatusSaysTheTimeLeftAtTheRunningRunsPace) {
+  {
+    auto store = fathom::db::Store::open(db());
+    for (const std::string name : {"s/a", "s/b"}) {
+      fathom::db::NewRun run;
+      run.name = name;
+      run.sweep = "s";
+      run.config_json = R"({"train": {"max_updates": 1000, "log_every": 10}})";
+      store.create_run(run);
+    }
+    store.mark_running(1, "host", "cpu");
+    std::vector<fathom::db::MetricRow> rows;
+    for (int step = 10; step <= 100; step += 10)
+      rows.push_back({step, "train_loss", 3.0, step * 0.5});
+    store.write_metrics(1, rows);
+    store.heartbeat(1, 100);
+  }
+  const Result text = fathom({"--db", db(), "sweep", "status", "s"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out,
+                       "time left: ~15m50s at the pace of its 1 running run(s) now "
+                       "(1900 updates left;"))
+      << text.out;
+  const Result json = fathom({"--db", db(), "--json", "sweep", "status", "s"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto left = nlohmann::json::parse(json.out)["time_left"];
+  EXPECT_DOUBLE_EQ(left["seconds"].get<double>(), 950.0);
+  EXPECT_EQ(left["updates_left"], 1900);
+  EXPECT_EQ(left["paced_runs"], 1);
+}
+
 // `fathom sweep status` of a store whose write lock another process holds -- still a second
 // later, so no transaction of milliseconds -- names that process (text and --json), and says
 // nothing once it committed.
