@@ -16,6 +16,13 @@ int64_t log_every_of(const RunRecord& run) {
   return every.is_number_integer() && every.get<int64_t>() > 0 ? every.get<int64_t>() : 10;
 }
 
+int64_t max_updates_of(const RunRecord& run) {
+  const auto config = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("train") || !config["train"].is_object()) return 0;
+  const auto& max = config["train"]["max_updates"];
+  return max.is_number_integer() ? max.get<int64_t>() : 0;
+}
+
 std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points) {
   std::vector<double> rates;
   for (size_t i = 1; i < points.size(); ++i) {

@@ -23,6 +23,10 @@ std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points)
 // train.log_every of the run's stored config; 10, the default, where absent or unreadable.
 int64_t log_every_of(const RunRecord& run);
 
+// train.max_updates of the run's stored config (the updates it is to make; an ETA's end); 0
+// where absent or unreadable.
+int64_t max_updates_of(const RunRecord& run);
+
 // The logged intervals a rate is the median of.
 inline constexpr int64_t kRateIntervals = 5;
 

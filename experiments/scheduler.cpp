@@ -8,11 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "db/metric_names.h"
 #include "db/run_status.h"
+#include "db/update_rate.h"
 #include "experiments/notify.h"
 #include "experiments/sweep_pace.h"
 #include "experiments/sweep_progress.h"
@@ -63,13 +63,6 @@ class StatusDisplay {
   Clock::time_point last_{};
 };
 
-int64_t max_updates_of(const db::RunRecord& record) {
-  const auto config = nlohmann::json::parse(record.config_json, nullptr, false);
-  if (config.is_object() && config.contains("train") && config["train"].contains("max_updates"))
-    return config["train"]["max_updates"].get<int64_t>();
-  return 0;
-}
-
 int64_t integer_or_zero(const std::optional<std::string>& text) {
   int64_t value = 0;
   if (text) std::from_chars(text->data(), text->data() + text->size(), value);
@@ -109,7 +102,7 @@ SweepSnapshot snapshot_of(const db::Store& store, const std::vector<db::RunRecor
   for (const auto& r : runs) {
     if (!max_updates.count(r.id)) {
       const auto full = store.find_run(std::to_string(r.id));
-      max_updates[r.id] = full ? max_updates_of(*full) : 0;
+      max_updates[r.id] = full ? db::max_updates_of(*full) : 0;
     }
     const int64_t total = max_updates[r.id];
     s.updates_total += total;

@@ -29,29 +29,40 @@ std::optional<double> ended_runs_seconds_per_update(const db::Store& store,
   return median(std::move(paces));
 }
 
-std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
-                                             const std::vector<db::RunRecord>& runs) {
-  std::map<int64_t, int64_t> max_updates;
-  for (const auto& v : store.config_values(sweep, {"train.max_updates"}))
-    if (v.values[0]) max_updates[v.run] = std::atoll(v.values[0]->c_str());
+std::optional<SweepTimeLeft> sweep_time_left(const std::vector<db::RunRecord>& runs,
+                                             const std::map<int64_t, int64_t>& max_updates,
+                                             const std::map<int64_t, double>& seconds_per_update) {
   SweepTimeLeft left;
-  std::vector<db::RunRecord> running;
+  double updates_per_second = 0;
   for (const auto& run : runs) {
     if (db::is_terminal_status(run.status)) continue;
     const auto total = max_updates.find(run.id);
     if (total != max_updates.end())
       left.updates_left += std::max<int64_t>(0, total->second - run.updates);
-    if (run.status == db::status::kRunning) running.push_back(run);
-  }
-  double updates_per_second = 0;
-  for (const auto& [id, points] : db::recent_train_losses(store, running))
-    if (auto pace = db::seconds_per_update(points)) {
-      updates_per_second += 1 / *pace;
+    const auto pace = seconds_per_update.find(run.id);
+    if (run.status == db::status::kRunning && pace != seconds_per_update.end() &&
+        pace->second > 0) {
+      updates_per_second += 1 / pace->second;
       ++left.paced_runs;
     }
+  }
   if (left.updates_left <= 0 || updates_per_second <= 0) return std::nullopt;
   left.seconds = static_cast<double>(left.updates_left) / updates_per_second;
   return left;
+}
+
+std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
+                                             const std::vector<db::RunRecord>& runs) {
+  std::map<int64_t, int64_t> max_updates;
+  for (const auto& v : store.config_values(sweep, {"train.max_updates"}))
+    if (v.values[0]) max_updates[v.run] = std::atoll(v.values[0]->c_str());
+  std::vector<db::RunRecord> running;
+  for (const auto& run : runs)
+    if (run.status == db::status::kRunning) running.push_back(run);
+  std::map<int64_t, double> seconds_per_update;
+  for (const auto& [id, points] : db::recent_train_losses(store, running))
+    if (auto pace = db::seconds_per_update(points)) seconds_per_update[id] = *pace;
+  return sweep_time_left(runs, max_updates, seconds_per_update);
 }
 
 }  // namespace fathom::experiments

@@ -4,6 +4,8 @@
 // terminal said "ETA ?" for minutes on a large model), and the time a sweep has left as `fathom
 // sweep status` tells it from any terminal, whoever launched it (a Slurm job array's runs).
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,5 +39,12 @@ struct SweepTimeLeft {
 // nullopt where nothing is left or no running run has logged two losses yet.
 std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
                                              const std::vector<db::RunRecord>& runs);
+
+// The same from what a caller has read: the runs' states and updates, each one's
+// train.max_updates by id (a run without one adds no updates left) and each running run's
+// seconds per update now by id (the desktop app's Runs tab, which reads both each poll).
+std::optional<SweepTimeLeft> sweep_time_left(const std::vector<db::RunRecord>& runs,
+                                             const std::map<int64_t, int64_t>& max_updates,
+                                             const std::map<int64_t, double>& seconds_per_update);
 
 }  // namespace fathom::experiments

@@ -2,24 +2,10 @@
 
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
 #include "db/run_status.h"
+#include "db/update_rate.h"
 
 namespace fathom::gui {
-namespace {
-
-// train.max_updates of the stored config; 0 where absent or unreadable.
-int64_t max_updates_of(const db::RunRecord& run) {
-  const auto config = nlohmann::json::parse(run.config_json, nullptr, /*allow_exceptions=*/false);
-  if (!config.is_object()) return 0;
-  const auto train = config.find("train");
-  if (train == config.end() || !train->is_object()) return 0;
-  const auto max = train->find("max_updates");
-  return max != train->end() && max->is_number_integer() ? max->get<int64_t>() : 0;
-}
-
-}  // namespace
 
 QString duration_text(double seconds) {
   const long s = std::max(0L, std::lround(seconds));
@@ -34,7 +20,7 @@ QString duration_text(double seconds) {
 QString run_state_text(const db::RunRecord& run, std::optional<double> seconds_per_update) {
   if (run.diverged_step) return QStringLiteral("diverged at %1").arg(*run.diverged_step);
   if (run.status != db::status::kRunning) return QString::fromStdString(run.status);
-  const int64_t max = max_updates_of(run);
+  const int64_t max = db::max_updates_of(run);
   if (max <= 0) return QStringLiteral("running, update %1").arg(run.updates);
   QString text = QStringLiteral("running %1/%2 (%3%)")
                      .arg(run.updates)

@@ -39,6 +39,12 @@ RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const Runs
   {
     const std::lock_guard<std::mutex> hold(listing.mutex);
     out.runs = listing.listing.read(store);
+    for (const auto& run : out.runs)
+      if (!db::is_terminal_status(run.status)) {
+        auto [known, added] = listing.max_updates.try_emplace(run.id, 0);
+        if (added) known->second = db::max_updates_of(run);
+        out.max_updates.insert(*known);
+      }
   }
   // A run's worker job changes while it is queued or running (a requeued Slurm task, a new
   // worker); once ended, its tags were read once and are kept until a resume runs it again.

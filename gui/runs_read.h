@@ -44,6 +44,8 @@ struct RunsRead {
   std::map<int64_t, Tags> tags;
   // Each running run's last train_loss points (db/update_rate.h).
   std::map<int64_t, std::vector<db::MetricPoint>> recent_losses;
+  // train.max_updates of each run not ended (a sweep's time left; 0 where its config has none).
+  std::map<int64_t, int64_t> max_updates;
   bool best = false;  // RunsReadInputs::best: the fields below were read
   // With best: the runs whose best points were read (new, or moved on since), the points
   // read by metric, and the metrics with a better direction.
@@ -57,6 +59,7 @@ struct RunsRead {
 struct SharedRunListing {
   std::mutex mutex;
   db::RunListing listing;
+  std::map<int64_t, int64_t> max_updates;  // of every run seen not ended: its config parsed once
 };
 
 RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const RunsReadInputs& in);

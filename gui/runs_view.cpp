@@ -31,6 +31,7 @@
 #include "gui/run_pages.h"
 #include "gui/runs_filter.h"
 #include "gui/runs_model.h"
+#include "gui/runs_notes.h"
 #include "gui/store_session.h"
 #include "gui/store_worker.h"
 
@@ -97,6 +98,8 @@ void RunsView::buildFilterBar() {
   text_->addAction(clear);
   filter_note_ = new QLabel;
   filter_note_->setVisible(false);
+  sweep_note_ = new QLabel;
+  sweep_note_->setVisible(false);
   brush_note_ = new QLabel;  // the brush's line: what it keeps and a link that clears it
   brush_note_->setVisible(false);
   brush_note_->setStyleSheet(QStringLiteral("QLabel { background: #e3f2fd; padding: 3px; }"));
@@ -189,6 +192,7 @@ void RunsView::layOut() {
   layout->addLayout(bar);
   layout->addWidget(hint_);
   layout->addWidget(filter_note_);
+  layout->addWidget(sweep_note_);
   layout->addWidget(brush_note_);
   layout->addWidget(table_, 1);
 }
@@ -199,6 +203,7 @@ void RunsView::connectParts() {
     const QString s = sweep_->currentText();
     filter_->setSweep(s == kAllSweeps ? std::nullopt
                                       : std::optional<QString>(s == kNoSweep ? QString() : s));
+    updateSweepNote();
   });
   connect(text_, &QLineEdit::textChanged, filter_, &RunsFilter::setText);
   connect(filter_, &RunsFilter::filterStatusChanged, this, [this] {
@@ -326,22 +331,11 @@ void RunsView::showEvent(QShowEvent* event) {
 }
 
 void RunsView::updateHint() {
-  if (!session_) {
-    hint_->setText(QStringLiteral(
-        "No run store is open. File > Open run store... (Ctrl+O) opens a SQLite store, or makes "
-        "a new one where you name a file that does not exist yet; File > Open URL... a "
-        "PostgreSQL one."));
-  } else if (model_->runs().empty()) {
-    hint_->setText(
-        QStringLiteral(
-            "This store has no runs yet. Start some from the Sweep editor (Ctrl+3: open a sweep "
-            "YAML, e.g. configs/main-job.yaml, then Sweep > Start), or from a terminal:\n"
-            "    fathom --db %1 sweep configs/quickstart.yaml\n"
-            "Runs appear here as they are queued; the Dashboard (Ctrl+2) follows the ones that "
-            "train.")
-            .arg(QString::fromStdString(session_->store.path())));  // no password
-  }
-  hint_->setVisible(!session_ || model_->runs().empty());
+  const QString hint = empty_store_hint(
+      session_ != nullptr, session_ ? QString::fromStdString(session_->store.path()) : QString(),
+      model_->runs().empty());  // the path without a password
+  if (!hint.isEmpty()) hint_->setText(hint);
+  hint_->setVisible(!hint.isEmpty());
 }
 
 namespace {
@@ -406,7 +400,18 @@ void RunsView::showJobs(const RunsRead& read) {
     loss[run] = points.back().value;
     if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
   }
+  max_updates_ = read.max_updates;
+  seconds_per_update_ = seconds_per_update;
   model_->setCurrentLoss(std::move(loss), std::move(seconds_per_update));
+  updateSweepNote();
+}
+
+void RunsView::updateSweepNote() {
+  const QString s = sweep_->currentText();
+  const bool one = s != kAllSweeps && s != kNoSweep;
+  sweep_note_->setText(one ? sweep_time_note(s, model_->runs(), max_updates_, seconds_per_update_)
+                           : QString());
+  sweep_note_->setVisible(!sweep_note_->text().isEmpty());
 }
 
 void RunsView::setShowBest(bool on) {
@@ -582,6 +587,11 @@ void RunsView::extraScreenshots(const std::function<void(const QString& file)>& 
   text_->setText(QStringLiteral("norm=pre and decoder_layers>=12"));
   shoot(QStringLiteral("runs-filtered.png"));
   text_->setText(before);
+  const int last = sweep_->count() - 1, shown = sweep_->currentIndex();
+  if (last < 1 || sweep_->itemText(last) == kNoSweep) return;
+  sweep_->setCurrentIndex(last);  // the last sweep alone: its runs and time left
+  shoot(QStringLiteral("runs-sweep.png"));
+  sweep_->setCurrentIndex(shown);
 }
 
 }  // namespace fathom::gui

@@ -91,6 +91,7 @@ class RunsView : public QWidget, public WorkbenchView {
   QLabel* filterNote() const { return filter_note_; }
   QLabel* brushNote() const { return brush_note_; }
   QLabel* hint() const { return hint_; }
+  QLabel* sweepNote() const { return sweep_note_; }
   // Actions with shortcuts, for the window's menus.
   QList<QAction*> runActions() const;
   QAction* focusFilterAction() const { return focus_filter_; }
@@ -132,6 +133,7 @@ class RunsView : public QWidget, public WorkbenchView {
   void showJobs(const RunsRead& read);
   void showBest(const RunsRead& read);
   void updateHint();
+  void updateSweepNote();  // the chosen sweep's runs left and time left (gui/runs_notes.h)
   void fitColumns();
   static constexpr double kWidestColumnShare = 0.3;  // of the table's width, per column
   bool fit_when_shown_ = false;                      // fitColumns asked while hidden
@@ -153,6 +155,10 @@ class RunsView : public QWidget, public WorkbenchView {
   RunBrush* brush_ = nullptr;
   std::set<int64_t> hidden_selection_;  // selected when a brush hid them
   QLabel* hint_;                        // an empty store or none: where runs come from
+  QLabel* sweep_note_;                  // the chosen sweep's runs and time left, while it runs
+  // As last read: each run not ended's train.max_updates, each running run's rate now.
+  std::map<int64_t, int64_t> max_updates_;
+  std::map<int64_t, double> seconds_per_update_;
   QAction *open_, *compare_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_,
       *columns_, *metrics_, *show_best_, *focus_filter_;
   // The runs whose tags were read once they had ended (read_runs skips them), and what the

@@ -286,6 +286,54 @@ class RunsLiveTest : public QObject {
       QCOMPARE(view.filter()->index(row, RunsModel::Sweep).data().toString(), QString("new"));
   }
 
+  // The sweep shown says what is left of it: a run at 0.5 s an update with 900 of its 1,000
+  // updates to make and a queued run of 1,000 -> 1,900 updates at 2 a second, 950 s. Before a
+  // running run logged two losses it says when it will know; with every run ended, nothing.
+  void theChosenSweepSaysItsTimeLeft() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    auto store = Store::open(db.toStdString());
+    NewRun r;
+    r.sweep = "s";
+    r.config_json = R"({"train":{"max_updates":1000,"log_every":10}})";
+    std::vector<int64_t> ids;
+    for (const char* name : {"s/a", "s/b", "s/c"}) {
+      r.name = name;
+      ids.push_back(store.create_run(r));
+    }
+    store.mark_running(ids[0], "host", "cpu");
+    store.finish_run(ids[0], "finished");
+    store.mark_running(ids[1], "host", "cpu");
+    store.write_metrics(ids[1], {{10, "train_loss", 3.0, 5.0}});
+    store.heartbeat(ids[1], 10);
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunsView view;
+    view.setSession(session.get(), db);
+    QVERIFY(view.sweepNote()->isHidden());  // every sweep shown: no one sweep's line
+    view.followSweep("s");
+    view.refresh();
+    QVERIFY(!view.sweepNote()->isHidden());
+    QCOMPARE(view.sweepNote()->text(),
+             QStringLiteral("Sweep s: 1 of 3 runs ended, 1 running, 1 queued; its time left is "
+                            "known once a running run has logged two training losses"));
+    std::vector<fathom::db::MetricRow> rows;
+    for (int step = 20; step <= 100; step += 10)
+      rows.push_back({step, "train_loss", 3.0, step * 0.5});
+    store.write_metrics(ids[1], rows);
+    store.heartbeat(ids[1], 100);
+    view.refresh();
+    QCOMPARE(view.sweepNote()->text(),
+             QStringLiteral("Sweep s: 1 of 3 runs ended, 1 running, 1 queued; about 15:50 left "
+                            "at its running runs' pace now (1900 updates to make, the queued runs "
+                            "taken as large as those running)"));
+    store.finish_run(ids[1], "finished");
+    store.cancel_run(ids[2], "test");
+    view.refresh();
+    QVERIFY(view.sweepNote()->isHidden());
+  }
+
   // Log y and colour-by come back with the next session, as smoothing does; a colour-by axis
   // no run shows yet waits for one (the store opens after the settings are read).
   void theDashboardRemembersLogYAndColourBy() {
