@@ -29,26 +29,36 @@ std::optional<double> ended_runs_seconds_per_update(const db::Store& store,
   return median(std::move(paces));
 }
 
-std::optional<SweepTimeLeft> sweep_time_left(const std::vector<db::RunRecord>& runs,
-                                             const std::map<int64_t, int64_t>& max_updates,
-                                             const std::map<int64_t, double>& seconds_per_update) {
+SweepStanding sweep_standing(const std::vector<db::RunRecord>& runs, const std::string& sweep,
+                             const std::map<int64_t, int64_t>& max_updates,
+                             const std::map<int64_t, double>& seconds_per_update) {
+  SweepStanding standing{sweep};
   SweepTimeLeft left;
   double updates_per_second = 0;
   for (const auto& run : runs) {
-    if (db::is_terminal_status(run.status)) continue;
+    if (run.sweep != sweep) continue;
+    ++standing.runs;
+    if (db::is_terminal_status(run.status)) {
+      ++standing.ended;
+      continue;
+    }
+    standing.queued += run.status == db::status::kQueued;
     const auto total = max_updates.find(run.id);
     if (total != max_updates.end())
       left.updates_left += std::max<int64_t>(0, total->second - run.updates);
+    if (run.status != db::status::kRunning) continue;
+    ++standing.running;
     const auto pace = seconds_per_update.find(run.id);
-    if (run.status == db::status::kRunning && pace != seconds_per_update.end() &&
-        pace->second > 0) {
+    if (pace != seconds_per_update.end() && pace->second > 0) {
       updates_per_second += 1 / pace->second;
       ++left.paced_runs;
     }
   }
-  if (left.updates_left <= 0 || updates_per_second <= 0) return std::nullopt;
-  left.seconds = static_cast<double>(left.updates_left) / updates_per_second;
-  return left;
+  if (left.updates_left > 0 && updates_per_second > 0) {
+    left.seconds = static_cast<double>(left.updates_left) / updates_per_second;
+    standing.left = left;
+  }
+  return standing;
 }
 
 std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
@@ -62,7 +72,7 @@ std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::
   std::map<int64_t, double> seconds_per_update;
   for (const auto& [id, points] : db::recent_train_losses(store, running))
     if (auto pace = db::seconds_per_update(points)) seconds_per_update[id] = *pace;
-  return sweep_time_left(runs, max_updates, seconds_per_update);
+  return sweep_standing(runs, sweep, max_updates, seconds_per_update).left;
 }
 
 }  // namespace fathom::experiments

@@ -40,11 +40,19 @@ struct SweepTimeLeft {
 std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
                                              const std::vector<db::RunRecord>& runs);
 
-// The same from what a caller has read: the runs' states and updates, each one's
+// A sweep's runs by state and its time left, from what a caller has read (the desktop app's
+// Runs tab, each poll).
+struct SweepStanding {
+  std::string sweep;
+  int runs = 0, ended = 0, running = 0, queued = 0;
+  std::optional<SweepTimeLeft> left;
+};
+
+// The states and updates of `runs` of `sweep` (others are passed over), each one's
 // train.max_updates by id (a run without one adds no updates left) and each running run's
-// seconds per update now by id (the desktop app's Runs tab, which reads both each poll).
-std::optional<SweepTimeLeft> sweep_time_left(const std::vector<db::RunRecord>& runs,
-                                             const std::map<int64_t, int64_t>& max_updates,
-                                             const std::map<int64_t, double>& seconds_per_update);
+// seconds per update now by id.
+SweepStanding sweep_standing(const std::vector<db::RunRecord>& runs, const std::string& sweep,
+                             const std::map<int64_t, int64_t>& max_updates,
+                             const std::map<int64_t, double>& seconds_per_update);
 
 }  // namespace fathom::experiments

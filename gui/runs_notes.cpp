@@ -1,7 +1,5 @@
 #include "gui/runs_notes.h"
 
-#include "db/run_status.h"
-#include "experiments/sweep_pace.h"
 #include "gui/run_state_text.h"
 
 namespace fathom::gui {
@@ -22,36 +20,22 @@ QString empty_store_hint(bool store_open, const QString& store_shown, bool no_ru
       .arg(store_shown);
 }
 
-QString sweep_time_note(const QString& sweep, const std::vector<db::RunRecord>& runs,
-                        const std::map<int64_t, int64_t>& max_updates,
-                        const std::map<int64_t, double>& seconds_per_update) {
-  const std::string name = sweep.toStdString();
-  std::vector<db::RunRecord> of_sweep;
-  int ended = 0, running = 0, queued = 0;
-  for (const auto& run : runs) {
-    if (run.sweep != name) continue;
-    of_sweep.push_back(run);
-    ended += db::is_terminal_status(run.status);
-    running += run.status == db::status::kRunning;
-    queued += run.status == db::status::kQueued;
-  }
-  if (ended == static_cast<int>(of_sweep.size())) return {};
-  QString note = QStringLiteral("Sweep %1: %2 of %3 runs ended, %4 running, %5 queued; ")
-                     .arg(sweep)
-                     .arg(ended)
-                     .arg(of_sweep.size())
-                     .arg(running)
-                     .arg(queued);
-  const auto left = experiments::sweep_time_left(of_sweep, max_updates, seconds_per_update);
-  if (!left)
+QString sweep_time_note(const experiments::SweepStanding& standing) {
+  if (standing.ended == standing.runs) return {};
+  const QString note = QStringLiteral("Sweep %1: %2 of %3 runs ended, %4 running, %5 queued; ")
+                           .arg(QString::fromStdString(standing.sweep))
+                           .arg(standing.ended)
+                           .arg(standing.runs)
+                           .arg(standing.running)
+                           .arg(standing.queued);
+  if (!standing.left)
     return note + QStringLiteral(
-                      "its time left is known once a running run has logged two "
-                      "training losses");
+                      "its time left is known once a running run has logged two training losses");
   return note + QStringLiteral(
-                    "about %1 left at its running runs' pace now (%2 updates to make, "
-                    "the queued runs taken as large as those running)")
-                    .arg(duration_text(left->seconds))
-                    .arg(left->updates_left);
+                    "about %1 left at its running runs' pace now (%2 updates to make, the queued "
+                    "runs taken as large as those running)")
+                    .arg(duration_text(standing.left->seconds))
+                    .arg(standing.left->updates_left);
 }
 
 }  // namespace fathom::gui

@@ -32,6 +32,22 @@ void read_best(const db::Store& store, const RunsReadInputs& in, RunsRead& out) 
   }
 }
 
+// The chosen sweep's runs by state and time left: each of its runs not ended has its config's
+// train.max_updates parsed once (kept with the listing), each running run's rate is read from its
+// last losses.
+experiments::SweepStanding chosen_sweep_standing(SharedRunListing& listing, const RunsRead& read,
+                                                 const std::string& sweep) {
+  std::map<int64_t, double> seconds_per_update;
+  for (const auto& [run, points] : read.recent_losses)
+    if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
+  const std::lock_guard<std::mutex> hold(listing.mutex);
+  for (const auto& run : read.runs)
+    if (run.sweep == sweep && !db::is_terminal_status(run.status))
+      if (auto [known, added] = listing.max_updates.try_emplace(run.id, 0); added)
+        known->second = db::max_updates_of(run);
+  return experiments::sweep_standing(read.runs, sweep, listing.max_updates, seconds_per_update);
+}
+
 }  // namespace
 
 RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const RunsReadInputs& in) {
@@ -39,12 +55,6 @@ RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const Runs
   {
     const std::lock_guard<std::mutex> hold(listing.mutex);
     out.runs = listing.listing.read(store);
-    for (const auto& run : out.runs)
-      if (!db::is_terminal_status(run.status)) {
-        auto [known, added] = listing.max_updates.try_emplace(run.id, 0);
-        if (added) known->second = db::max_updates_of(run);
-        out.max_updates.insert(*known);
-      }
   }
   // A run's worker job changes while it is queued or running (a requeued Slurm task, a new
   // worker); once ended, its tags were read once and are kept until a resume runs it again.
@@ -72,6 +82,7 @@ RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const Runs
       if (key.rfind("axis.", 0) == 0) shown.axes.emplace(key.substr(5), value);
   }
   out.recent_losses = db::recent_train_losses(store, running);  // two
+  if (!in.sweep.empty()) out.sweep = chosen_sweep_standing(listing, out, in.sweep);
   out.best = in.best;
   if (in.best) read_best(store, in, out);
   return out;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "db/records.h"
 #include "db/run_listing.h"
+#include "experiments/sweep_pace.h"
 
 namespace fathom::db {
 class Store;
@@ -27,6 +29,7 @@ namespace fathom::gui {
 struct RunsReadInputs {
   std::set<int64_t> ended_known;  // runs whose tags were read once they had ended
   bool best = false;              // "Best" is on
+  std::string sweep;              // the sweep chosen alone ("" none): its standing is read
   // Each run's (updates, status) when its best points were last read.
   std::map<int64_t, std::pair<int64_t, std::string>> best_read_at;
 };
@@ -44,8 +47,8 @@ struct RunsRead {
   std::map<int64_t, Tags> tags;
   // Each running run's last train_loss points (db/update_rate.h).
   std::map<int64_t, std::vector<db::MetricPoint>> recent_losses;
-  // train.max_updates of each run not ended (a sweep's time left; 0 where its config has none).
-  std::map<int64_t, int64_t> max_updates;
+  // RunsReadInputs::sweep's runs by state and time left (none where no sweep was chosen).
+  std::optional<experiments::SweepStanding> sweep;
   bool best = false;  // RunsReadInputs::best: the fields below were read
   // With best: the runs whose best points were read (new, or moved on since), the points
   // read by metric, and the metrics with a better direction.
@@ -59,7 +62,7 @@ struct RunsRead {
 struct SharedRunListing {
   std::mutex mutex;
   db::RunListing listing;
-  std::map<int64_t, int64_t> max_updates;  // of every run seen not ended: its config parsed once
+  std::map<int64_t, int64_t> max_updates;  // of runs read not ended: each config parsed once
 };
 
 RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const RunsReadInputs& in);

@@ -237,11 +237,10 @@ void RunsView::setSession(StoreSession* session, const QString& db_location) {
   ended_read_.clear();
   jobs_.clear();
   early_stops_.clear();
-  jobs_rows_ = -1;
+  jobs_rows_ = axes_rows_ = -1;
   hidden_selection_.clear();  // ids of the old store's runs
   axes_.clear();
   run_axes_.clear();
-  axes_rows_ = -1;
   best_points_.clear();
   best_read_at_.clear();
   listing_ = std::make_shared<SharedRunListing>();
@@ -289,6 +288,8 @@ RunsReadInputs RunsView::readInputs() const {
   in.ended_known = ended_read_;
   in.best = show_best_->isChecked();
   if (in.best) in.best_read_at = best_read_at_;
+  if (const QString s = sweep_->currentText(); s != kAllSweeps && s != kNoSweep)
+    in.sweep = s.toStdString();
   return in;
 }
 
@@ -400,17 +401,15 @@ void RunsView::showJobs(const RunsRead& read) {
     loss[run] = points.back().value;
     if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
   }
-  max_updates_ = read.max_updates;
-  seconds_per_update_ = seconds_per_update;
+  sweep_standing_ = read.sweep;
   model_->setCurrentLoss(std::move(loss), std::move(seconds_per_update));
   updateSweepNote();
 }
 
 void RunsView::updateSweepNote() {
-  const QString s = sweep_->currentText();
-  const bool one = s != kAllSweeps && s != kNoSweep;
-  sweep_note_->setText(one ? sweep_time_note(s, model_->runs(), max_updates_, seconds_per_update_)
-                           : QString());
+  const auto& read = sweep_standing_;  // another sweep's: hidden until its runs are read
+  const bool shown = read && QString::fromStdString(read->sweep) == sweep_->currentText();
+  sweep_note_->setText(shown ? sweep_time_note(*read) : QString());
   sweep_note_->setVisible(!sweep_note_->text().isEmpty());
 }
 

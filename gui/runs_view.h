@@ -156,9 +156,7 @@ class RunsView : public QWidget, public WorkbenchView {
   std::set<int64_t> hidden_selection_;  // selected when a brush hid them
   QLabel* hint_;                        // an empty store or none: where runs come from
   QLabel* sweep_note_;                  // the chosen sweep's runs and time left, while it runs
-  // As last read: each run not ended's train.max_updates, each running run's rate now.
-  std::map<int64_t, int64_t> max_updates_;
-  std::map<int64_t, double> seconds_per_update_;
+  std::optional<experiments::SweepStanding> sweep_standing_;  // the chosen sweep's, as last read
   QAction *open_, *compare_, *cancel_, *resume_, *reproduce_, *delete_, *prune_, *cancel_sweep_,
       *columns_, *metrics_, *show_best_, *focus_filter_;
   // The runs whose tags were read once they had ended (read_runs skips them), and what the

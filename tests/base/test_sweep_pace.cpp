@@ -83,6 +83,34 @@ TEST(SweepTimeLeft, IsTheUpdatesLeftOverTheRunningRunsSummedRate) {
   EXPECT_DOUBLE_EQ(more->seconds, 415.0);
 }
 
+// What the Runs tab reads each poll: the sweep's runs by state (other sweeps' passed over) and
+// its time left from the rates and max_updates it was handed -- a run without a max_updates
+// adds nothing left, a queued one no pace.
+TEST(SweepStanding, CountsTheSweepsRunsAndSumsTheRatesItIsGiven) {
+  std::vector<db::RunRecord> runs(6);
+  const char* statuses[] = {"finished", "running", "running", "queued", "queued", "running"};
+  for (int i = 0; i < 6; ++i) {
+    runs[i].id = i + 1;
+    runs[i].sweep = i < 5 ? "s" : "other";
+    runs[i].status = statuses[i];
+    runs[i].updates = 100 * i;
+  }
+  // Runs 2 and 3 at 0.5 and 1 s an update (3 updates a second); 1000 - 100, 900 - 200 and
+  // 800 - 300 left (run 5 has no max_updates): 2,100, 700 s; run 6 is another sweep's.
+  const auto standing = experiments::sweep_standing(
+      runs, "s", {{2, 1000}, {3, 900}, {4, 800}, {6, 1000}}, {{2, 0.5}, {3, 1.0}, {6, 0.1}});
+  EXPECT_EQ(standing.sweep, "s");
+  EXPECT_EQ(standing.runs, 5);
+  EXPECT_EQ(standing.ended, 1);
+  EXPECT_EQ(standing.running, 2);
+  EXPECT_EQ(standing.queued, 2);
+  ASSERT_TRUE(standing.left);
+  EXPECT_EQ(standing.left->updates_left, 900 + 700 + 500);
+  EXPECT_EQ(standing.left->paced_runs, 2);
+  EXPECT_DOUBLE_EQ(standing.left->seconds, 700.0);
+  EXPECT_FALSE(experiments::sweep_standing(runs, "s", {{2, 1000}}, {}).left);  // no rate yet
+}
+
 TEST(SweepTimeLeft, NoneWithoutARunningPaceOrUpdatesLeft) {
   const fathom::testing::TempDir scratch;
   auto store = db::Store::open(scratch.file("runs.db"));
