@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include "base/util/error.h"
+#include "base/util/strings.h"
 #include "db/metric_names.h"
 #include "experiments/axis_extension.h"
 #include "experiments/axis_optimum.h"
@@ -78,6 +79,16 @@ SweepAxes sweep_axes(const std::vector<db::RunRecord>& runs, const std::string& 
     if (out.layout.empty()) out.layout = it->second.layout;
     out.runs.push_back(it->second.axes);
   }
+  return out;
+}
+
+// An axis's values in ascending order of their numbers ("6" before "12"), others after as text.
+std::vector<std::string> ascending(const std::set<std::string>& values) {
+  std::vector<std::string> out(values.begin(), values.end());
+  std::stable_sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    const auto x = experiments::axis_number(a), y = experiments::axis_number(b);
+    return x && (!y || *x < *y);
+  });
   return out;
 }
 
@@ -316,6 +327,17 @@ void DepthScalingView::sweepChanged() {
   std::stable_partition(xs.begin(), xs.end(), [](const QString& key) {
     return experiments::names_a_depth(key.toStdString());
   });
+  few_depths_.clear();
+  for (const auto& [axis, taken] : values)
+    if (experiments::names_a_depth(axis) && taken.size() < 3)
+      few_depths_ += QStringLiteral(
+                         "%1 takes %2 value%3 in sweep %4 (%5): a best depth needs three "
+                         "or more.\n")
+                         .arg(QString::fromStdString(axis))
+                         .arg(taken.size())
+                         .arg(taken.size() == 1 ? "" : "s")
+                         .arg(QString::fromStdString(sweep))
+                         .arg(QString::fromStdString(join(ascending(taken), ", ")));
   refill(x_, xs, wanted_x_);
   // Lines: any other axis but the depth's zip partners, which would give a line per depth.
   const std::string x = x_->currentText().toStdString();
@@ -416,9 +438,9 @@ void DepthScalingView::redraw() {
   if (!session_ || sweep_->currentText().isEmpty()) return;
   if (axes_pending_) return;  // sweepChanged() redraws once the runs' axes are read
   if (x_->currentText().isEmpty()) {
-    note_->setText(QStringLiteral("Sweep %1 has no numeric axis with three values or more: "
-                                  "nothing to find a best depth along.")
-                       .arg(sweep_->currentText()));
+    note_->setText(withDepthNote(QStringLiteral("Sweep %1 has no numeric axis with three values "
+                                                "or more: nothing to find a best depth along.")
+                                     .arg(sweep_->currentText())));
     return;
   }
   note_->setText(QStringLiteral("Reading sweep %1 ...").arg(sweep_->currentText()));
@@ -471,7 +493,7 @@ QString DepthScalingView::depthAxis() const { return x_->currentText(); }
 
 void DepthScalingView::showDrawn(const Drawn& drawn) {
   if (!drawn.made) {
-    note_->setText(drawn.note);
+    note_->setText(withDepthNote(drawn.note));
     if (drawn.store_error) emit error(drawn.note);
     return;
   }
@@ -516,7 +538,12 @@ void DepthScalingView::showText(const plot::BudgetsFigure& made) {
   for (const auto& s : made.scalings)
     lines << QStringLiteral("Exponent, ") + QString::fromStdString(s.text());
   for (const auto& n : made.notes) lines << QString::fromStdString(n);
-  note_->setText(lines.join(QStringLiteral("\n")));
+  note_->setText(withDepthNote(lines.join(QStringLiteral("\n"))));
+}
+
+QString DepthScalingView::withDepthNote(const QString& note) const {
+  if (experiments::names_a_depth(x_->currentText().toStdString())) return note;
+  return few_depths_ + note;
 }
 
 void DepthScalingView::extendDepths() {

@@ -125,6 +125,10 @@ class DepthScalingView : public QWidget, public WorkbenchView {
   std::vector<experiments::Budget> shown_budgets_;  // the budgets of shown_
   QCustomPlot *budgets_plot_, *scaling_plot_;
   QLabel* note_;
+  // The chosen sweep's depth keys with fewer than three values (a best depth needs three): said
+  // first while the axis shown names no depth, lest a rate axis pass for one.
+  QString few_depths_;
+  QString withDepthNote(const QString& note) const;
   std::optional<plot::BudgetsFigure> shown_;
 };
 

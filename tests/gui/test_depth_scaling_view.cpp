@@ -307,6 +307,37 @@ class DepthScalingViewTest : public QObject {
              qPrintable(view.noteText()));
   }
 
+  // A sweep over two depths and three rates: the rate is the only axis a best can be found
+  // along, and the notes say first why the depth is not offered, lest the rate pass for it.
+  void aDepthOfTwoValuesIsNamedWhereTheAxisShownIsNoDepth() {
+    const QString db = dir_.filePath("two-depths.db");
+    {
+      auto store = Store::open(db.toStdString());
+      for (const char* lr : {"0.001", "0.002", "0.004"})
+        for (const int depth : {kDepths[3], kDepths[0]}) {
+          NewRun n;
+          n.name = "t/" + std::string(lr) + "/" + std::to_string(depth);
+          n.sweep = "t";
+          const int64_t id = store.create_run(n);
+          store.set_tag(id, "sweep.axes", "train.lr,model.decoder_layers");
+          store.set_tag(id, "axis.train.lr", lr);
+          store.set_tag(id, "axis.model.decoder_layers", std::to_string(depth));
+          store.write_metrics(id, {{kUpdates[0], "valid_loss", 3.0, 0.0}});
+          store.finish_run(id, "finished");
+        }
+    }
+    auto session = fathom::gui::StoreSession::open(db, nullptr);
+    QVERIFY(session);
+    fathom::gui::DepthScalingView view;
+    show(view, *session, db);
+    view.waitForResults();
+    QCOMPARE(view.depthAxis(), QStringLiteral("train.lr"));
+    QVERIFY2(view.noteText().startsWith(
+                 QStringLiteral("model.decoder_layers takes 2 values in sweep t (2, 16): a best "
+                                "depth needs three or more.\n")),
+             qPrintable(view.noteText()));
+  }
+
   void itsChoicesAreKeptAcrossSessions() {
     auto session = fathom::gui::StoreSession::open(db_, nullptr);
     QVERIFY(session);
