@@ -33,18 +33,22 @@ void read_best(const db::Store& store, const RunsReadInputs& in, RunsRead& out) 
 }
 
 // The chosen sweep's runs by state and time left: each of its runs not ended has its config's
-// train.max_updates parsed once (kept with the listing), each running run's rate is read from its
-// last losses.
+// train.max_updates parsed once (kept with the listing until it ends: a resume may give it
+// another), each running run's rate is read from its last losses.
 experiments::SweepStanding chosen_sweep_standing(SharedRunListing& listing, const RunsRead& read,
                                                  const std::string& sweep) {
   std::map<int64_t, double> seconds_per_update;
   for (const auto& [run, points] : read.recent_losses)
     if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
   const std::lock_guard<std::mutex> hold(listing.mutex);
-  for (const auto& run : read.runs)
-    if (run.sweep == sweep && !db::is_terminal_status(run.status))
-      if (auto [known, added] = listing.max_updates.try_emplace(run.id, 0); added)
-        known->second = db::max_updates_of(run);
+  for (const auto& run : read.runs) {
+    if (run.sweep != sweep) continue;
+    if (db::is_terminal_status(run.status)) {
+      listing.max_updates.erase(run.id);
+    } else if (auto [known, added] = listing.max_updates.try_emplace(run.id, 0); added) {
+      known->second = db::max_updates_of(run);
+    }
+  }
   return experiments::sweep_standing(read.runs, sweep, listing.max_updates, seconds_per_update);
 }
 

@@ -62,7 +62,7 @@ struct RunsRead {
 struct SharedRunListing {
   std::mutex mutex;
   db::RunListing listing;
-  std::map<int64_t, int64_t> max_updates;  // of runs read not ended: each config parsed once
+  std::map<int64_t, int64_t> max_updates;  // of a chosen sweep's runs not ended, parsed once
 };
 
 RunsRead read_runs(const db::Store& store, SharedRunListing& listing, const RunsReadInputs& in);

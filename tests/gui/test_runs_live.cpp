@@ -288,7 +288,8 @@ class RunsLiveTest : public QObject {
 
   // The sweep shown says what is left of it: a run at 0.5 s an update with 900 of its 1,000
   // updates to make and a queued run of 1,000 -> 1,900 updates at 2 a second, 950 s. Before a
-  // running run logged two losses it says when it will know; with every run ended, nothing.
+  // running run logged two losses it says when it will know; with every run ended, nothing; a
+  // run resumed for more updates is counted at its new end.
   void theChosenSweepSaysItsTimeLeft() {
     QTemporaryDir dir;
     const QString db = dir.filePath("runs.db");
@@ -332,6 +333,15 @@ class RunsLiveTest : public QObject {
     store.cancel_run(ids[2], "test");
     view.refresh();
     QVERIFY(view.sweepNote()->isHidden());
+    // Resumed for 2,000 updates (`fathom train --resume --set train.max_updates=2000`): the
+    // new config's, not the one read before it ended -- 1,900 left at 0.5 s, 15:50.
+    const auto lease = store.mark_running(ids[1], "host", "cpu");
+    store.set_config(lease, "name: s/b\n", R"({"train":{"max_updates":2000,"log_every":10}})");
+    view.refresh();
+    QVERIFY2(view.sweepNote()->text().startsWith(
+                 QStringLiteral("Sweep s: 2 of 3 runs ended, 1 running, 0 queued; about 15:50 "
+                                "left")),
+             qPrintable(view.sweepNote()->text()));
   }
 
   // Log y and colour-by come back with the next session, as smoothing does; a colour-by axis
