@@ -33,6 +33,14 @@ std::optional<double> seconds_per_update(const std::vector<MetricPoint>& points)
   return median(std::move(rates));
 }
 
+std::map<int64_t, double> seconds_per_update_by_run(
+    const std::map<int64_t, std::vector<MetricPoint>>& points_by_run) {
+  std::map<int64_t, double> rates;
+  for (const auto& [run, points] : points_by_run)
+    if (const auto rate = seconds_per_update(points)) rates[run] = *rate;
+  return rates;
+}
+
 namespace {
 // The step after which a run's last kRateIntervals + 1 logged points lie, its curve ending at
 // `last`.

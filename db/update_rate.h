@@ -39,6 +39,11 @@ std::vector<MetricPoint> recent_train_losses(const Store& store, const RunRecord
 std::map<int64_t, std::vector<MetricPoint>> recent_train_losses(const Store& store,
                                                                 const std::vector<RunRecord>& runs);
 
+// seconds_per_update of each run's points (recent_train_losses of several runs), by run id; a
+// run without a rate is absent.
+std::map<int64_t, double> seconds_per_update_by_run(
+    const std::map<int64_t, std::vector<MetricPoint>>& points_by_run);
+
 // seconds_per_update(recent_train_losses(store, run)).
 std::optional<double> recent_seconds_per_update(const Store& store, const RunRecord& run);
 

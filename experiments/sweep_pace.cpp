@@ -1,7 +1,6 @@
 #include "experiments/sweep_pace.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -24,8 +23,9 @@ std::optional<double> ended_runs_seconds_per_update(const db::Store& store,
   for (const int64_t id : ids)
     if (auto full = store.find_run(std::to_string(id))) ended.push_back(std::move(*full));
   std::vector<double> paces;
-  for (const auto& [id, points] : db::recent_train_losses(store, ended))
-    if (auto pace = db::seconds_per_update(points)) paces.push_back(*pace);
+  for (const auto& [id, pace] :
+       db::seconds_per_update_by_run(db::recent_train_losses(store, ended)))
+    paces.push_back(pace);
   return median(std::move(paces));
 }
 
@@ -63,16 +63,15 @@ SweepStanding sweep_standing(const std::vector<db::RunRecord>& runs, const std::
 
 std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
                                              const std::vector<db::RunRecord>& runs) {
-  std::map<int64_t, int64_t> max_updates;
-  for (const auto& v : store.config_values(sweep, {"train.max_updates"}))
-    if (v.values[0]) max_updates[v.run] = std::atoll(v.values[0]->c_str());
+  std::map<int64_t, int64_t> max_updates;  // of the records' own configs
   std::vector<db::RunRecord> running;
-  for (const auto& run : runs)
+  for (const auto& run : runs) {
+    if (!db::is_terminal_status(run.status)) max_updates[run.id] = db::max_updates_of(run);
     if (run.status == db::status::kRunning) running.push_back(run);
-  std::map<int64_t, double> seconds_per_update;
-  for (const auto& [id, points] : db::recent_train_losses(store, running))
-    if (auto pace = db::seconds_per_update(points)) seconds_per_update[id] = *pace;
-  return sweep_standing(runs, sweep, max_updates, seconds_per_update).left;
+  }
+  return sweep_standing(runs, sweep, max_updates,
+                        db::seconds_per_update_by_run(db::recent_train_losses(store, running)))
+      .left;
 }
 
 }  // namespace fathom::experiments

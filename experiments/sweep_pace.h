@@ -35,7 +35,8 @@ struct SweepTimeLeft {
 // The updates the sweep's queued and running runs have left (each one's train.max_updates less
 // its updates) over the updates a second its running runs make together now (the sum of each
 // one's 1 / last logged seconds per update): as if the queued runs were as large as those
-// running and taken by as many workers. `runs` are the sweep's whole records (their log_every).
+// running and taken by as many workers. `runs` are the sweep's whole records (their
+// max_updates and log_every).
 // nullopt where nothing is left or no running run has logged two losses yet.
 std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
                                              const std::vector<db::RunRecord>& runs);

@@ -37,9 +37,6 @@ void read_best(const db::Store& store, const RunsReadInputs& in, RunsRead& out) 
 // another), each running run's rate is read from its last losses.
 experiments::SweepStanding chosen_sweep_standing(SharedRunListing& listing, const RunsRead& read,
                                                  const std::string& sweep) {
-  std::map<int64_t, double> seconds_per_update;
-  for (const auto& [run, points] : read.recent_losses)
-    if (const auto rate = db::seconds_per_update(points)) seconds_per_update[run] = *rate;
   const std::lock_guard<std::mutex> hold(listing.mutex);
   for (const auto& run : read.runs) {
     if (run.sweep != sweep) continue;
@@ -49,7 +46,8 @@ experiments::SweepStanding chosen_sweep_standing(SharedRunListing& listing, cons
       known->second = db::max_updates_of(run);
     }
   }
-  return experiments::sweep_standing(read.runs, sweep, listing.max_updates, seconds_per_update);
+  return experiments::sweep_standing(read.runs, sweep, listing.max_updates,
+                                     db::seconds_per_update_by_run(read.recent_losses));
 }
 
 }  // namespace
