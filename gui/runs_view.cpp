@@ -204,6 +204,7 @@ void RunsView::connectParts() {
     filter_->setSweep(s == kAllSweeps ? std::nullopt
                                       : std::optional<QString>(s == kNoSweep ? QString() : s));
     updateSweepNote();
+    if (s != kAllSweeps && s != kNoSweep) refreshInBackground();  // its line now, not a poll later
   });
   connect(text_, &QLineEdit::textChanged, filter_, &RunsFilter::setText);
   connect(filter_, &RunsFilter::filterStatusChanged, this, [this] {
@@ -589,6 +590,7 @@ void RunsView::extraScreenshots(const std::function<void(const QString& file)>& 
   const int last = sweep_->count() - 1, shown = sweep_->currentIndex();
   if (last < 1 || sweep_->itemText(last) == kNoSweep) return;
   sweep_->setCurrentIndex(last);  // the last sweep alone: its runs and time left
+  refresh();                      // read in place: the shot does not wait for the worker
   shoot(QStringLiteral("runs-sweep.png"));
   sweep_->setCurrentIndex(shown);
 }

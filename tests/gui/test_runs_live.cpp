@@ -314,6 +314,7 @@ class RunsLiveTest : public QObject {
     view.setSession(session.get(), db);
     QVERIFY(view.sweepNote()->isHidden());  // every sweep shown: no one sweep's line
     view.followSweep("s");
+    QTRY_VERIFY(!view.sweepNote()->isHidden());  // read in the worker on the choice, no poll
     view.refresh();
     QVERIFY(!view.sweepNote()->isHidden());
     QCOMPARE(view.sweepNote()->text(),
