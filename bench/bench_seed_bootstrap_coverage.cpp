@@ -1,15 +1,16 @@
-// How often the bootstraps over seeds hold what the seeds were drawn from, each with rescaled
-// draws and expanded ends: the LR sensitivity's 95 % interval (experiments/lr_sensitivity.h,
-// bootstrap_sensitivity) and the best rate's (experiments/grid_optimum.h, grid_optimum), each
-// resampling every rate's seeds; the slope of ln(best rate) on ln(depth)
-// (experiments/lr_transfer.h); the exponent of the best depth against the budget
-// (experiments/optimum_scaling.h). The curves: R rates, log-spaced by 2x, whose loss is a
-// parabola in log rate (its vertex between two middle rates, `curvature` the loss one octave
-// from it adds) plus Gaussian noise a seed; S seeds a rate. The true values: sensitivity_over at
-// the noise-free losses, and the parabola's vertex (which the three points around the lowest
-// noise-free mean give exactly). Over 1,000 curves each (a coverage's standard error ~0.7 %;
-// 500 sweeps for the slope and the exponent, ~1 %), with the misses above and below, so too
-// narrow and biased read apart.
+// How often the intervals over seeds hold what the seeds were drawn from: the LR sensitivity's
+// 95 % interval (experiments/lr_sensitivity.h, bootstrap_sensitivity: rescaled draws, expanded
+// ends) and the best rate's (experiments/grid_optimum.h, grid_optimum: the rates where the slope
+// is within noise of zero, experiments/optimum_interval.h; its width in octaves, and how many
+// reach no end of the grid and how often those hold it); the bootstraps of the slope of
+// ln(best rate) on ln(depth) (experiments/lr_transfer.h) and of the exponent of the best depth
+// against the budget (experiments/optimum_scaling.h). The curves: R rates, log-spaced by 2x, whose
+// loss is a parabola in log rate (its vertex between two middle rates, `curvature` the loss one
+// octave from it adds) plus Gaussian noise a seed; S seeds a rate. The true values:
+// sensitivity_over at the noise-free losses, and the parabola's vertex (which the three points
+// around the lowest noise-free mean give exactly). Over 1,000 curves each (a coverage's standard
+// error ~0.7 %; 500 sweeps for the slope and the exponent, ~1 %), with the misses above and below,
+// so too narrow and biased read apart.
 //   build/bench/bench_seed_bootstrap_coverage
 #include <algorithm>
 #include <cmath>
@@ -151,13 +152,21 @@ std::vector<experiments::BudgetLine> scaling_lines(double exponent, int seeds, d
   return lines;
 }
 
+// An interval that could not be made, or one that reaches the grid's end: the optimum not
+// placed inside the grid (experiments::AxisOptimum::inconclusive).
+bool reaches_an_end(const experiments::GridOptimum& best, const std::vector<double>& rates) {
+  return std::isnan(best.ci_lo) || best.ci_lo <= rates.front() * (1 + 1e-9) ||
+         best.ci_hi >= rates.back() * (1 - 1e-9);
+}
+
 }  // namespace
 
 int bench_main(int, char**) {
   std::printf(
       "| rates x seeds | loss an octave off / seed noise | curves | LR sensitivity: interval "
       "holds the truth | above / below | median width / truth | best rate: holds the truth | "
-      "above / below |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+      "above / below | median width, octaves | inside the grid: curves, held |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   constexpr int kCurves = 1000;
   for (const auto& [rates, seeds, curvature, noise] : {std::tuple{6, 3, 0.02, 0.02},
                                                        {6, 3, 0.02, 0.005},
@@ -165,19 +174,25 @@ int bench_main(int, char**) {
                                                        {8, 3, 0.05, 0.02},
                                                        {6, 10, 0.02, 0.02}}) {
     std::mt19937_64 random(7);
-    Tally sensitivity, best_rate;
+    Tally sensitivity, best_rate, inside;  // inside: intervals that reach no end of the grid
     for (int k = 0; k < kCurves; ++k) {
       const Curve c = curve(rates, seeds, curvature, noise, random);
       const double truth = experiments::sensitivity_over(c.rates, c.truth);
       const auto [lo, hi] = experiments::bootstrap_sensitivity(c.rates, c.seeds, 2000, 1000 + k);
       sensitivity.add(lo, hi, truth, truth);
       const auto best = experiments::grid_optimum(c.rates, c.seeds, 2000, 1000 + k);
-      best_rate.add(best.ci_lo, best.ci_hi, c.best_rate);  // unbracketed: NaN, a miss
+      // In octaves (log2), so its width reads as octaves of rate; unbracketed: NaN, a miss.
+      best_rate.add(std::log2(best.ci_lo), std::log2(best.ci_hi), std::log2(c.best_rate));
+      if (!reaches_an_end(best, c.rates))
+        inside.add(std::log2(best.ci_lo), std::log2(best.ci_hi), std::log2(c.best_rate));
     }
-    std::printf("| %d x %d | %.3f / %.3f | %d | %.1f %% | %d / %d | %.2f | %.1f %% | %d / %d |\n",
-                rates, seeds, curvature, noise, kCurves, sensitivity.held_percent(),
-                sensitivity.above, sensitivity.below, sensitivity.median_width(),
-                best_rate.held_percent(), best_rate.above, best_rate.below);
+    std::printf(
+        "| %d x %d | %.3f / %.3f | %d | %.1f %% | %d / %d | %.2f | %.1f %% | %d / %d | %.2f | %d, "
+        "%.1f %% |\n",
+        rates, seeds, curvature, noise, kCurves, sensitivity.held_percent(), sensitivity.above,
+        sensitivity.below, sensitivity.median_width(), best_rate.held_percent(), best_rate.above,
+        best_rate.below, best_rate.median_width(), inside.tried,
+        inside.tried ? inside.held_percent() : 0.0);
     std::fflush(stdout);
   }
   coverage_table(
@@ -206,6 +221,7 @@ int bench_main(int, char**) {
 
 }  // namespace fathom::bench::bench_seed_bootstrap_coverage
 
-FATHOM_BENCH_PROGRAM(bench_seed_bootstrap_coverage,
-                     "how often the seed bootstraps (LR sensitivity, best rate, transfer slope, "
-                     "scaling exponent) hold the truth");
+FATHOM_BENCH_PROGRAM(
+    bench_seed_bootstrap_coverage,
+    "how often the intervals over seeds (LR sensitivity, best rate, transfer slope, "
+    "scaling exponent) hold the truth");

@@ -63,7 +63,8 @@ void add_export_transfer_command(CLI::App& export_cmd, GlobalOptions& global) {
   CLI::App* cmd = export_cmd.add_subcommand(
       "lr-transfer",
       "A depth x learning-rate sweep: each method's best rate per depth (a parabola in log rate "
-      "around the curve's minimum, bootstrapped over seeds) and its slope across depths");
+      "around the curve's minimum; its interval where the slope is within noise of zero) and its "
+      "slope across depths (bootstrapped over seeds)");
   cmd->add_option("--sweep", a->sweep, "a sweep with a train.lr axis and a depth axis")->required();
   cmd->add_option("--depth", a->depth,
                   "the depth axis, e.g. model.decoder_layers (default: the one axis ending in "

@@ -6,12 +6,6 @@
 #include <cstdlib>
 
 namespace fathom::experiments {
-namespace {
-
-constexpr int kOptimumResamples = 2000;
-constexpr unsigned long long kOptimumSeed = 20220329;  // Hoffmann et al.'s arXiv date
-
-}  // namespace
 
 bool AxisOptimum::inconclusive() const {
   if (!best.bracketed || std::isnan(best.ci_lo)) return false;
@@ -57,7 +51,9 @@ AxisOptimum axis_optimum(const std::string& line, const std::string& axis,
   if (kept_x.empty()) return o;
   o.grid_lo = kept_x.front();
   o.grid_hi = kept_x.back();
-  if (o.points >= 3) o.best = grid_optimum(kept_x, kept, kOptimumResamples, kOptimumSeed);
+  // No bootstrap draws: the interval is the slope test's; only a slope over several optima
+  // (experiments/lr_transfer.h) reads draws.
+  if (o.points >= 3) o.best = grid_optimum(kept_x, kept, 0, 0);
   return o;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The best value of a numeric sweep axis -- the compute-optimal depth at a budget -- from a
 // table's row over that axis (experiments/grid_optimum.h: the vertex of the parabola in ln(x)
-// through the lowest mean and the two beside it, a bootstrap interval over seeds), and what may
+// through the lowest mean and the two beside it; its interval the x where the curve's slope is
+// within noise of zero, experiments/optimum_interval.h), and what may
 // be said of it: none from fewer than three points, none at the grid's end, inconclusive where
 // its interval reaches an end. `fathom export plot budgets` draws it; `fathom report --at`
 // says it under the table at the budget.

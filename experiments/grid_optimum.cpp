@@ -7,6 +7,7 @@
 #include <random>
 
 #include "base/metrics/statistics.h"
+#include "experiments/optimum_interval.h"
 
 namespace fathom::experiments {
 double log_grid_optimum(const std::vector<double>& x, const std::vector<double>& means,
@@ -82,20 +83,18 @@ GridOptimum grid_optimum(const std::vector<double>& xs,
   std::vector<double> resampled(xs.size());
   bool resamplable = true;
   for (const auto& v : values) resamplable = resamplable && v.size() >= 2;
-  // The vertex is a function of three means: their seeds are what know its spread.
-  if (out.bracketed)
-    for (size_t i = lowest - 1; i <= lowest + 1; ++i)
-      out.interval_df += static_cast<double>(values[i].size()) - 1;
   for (int b = 0; b < resamples; ++b) {
     for (size_t i = 0; i < values.size(); ++i)
       resampled[i] = rescaled_resampled_mean(values[i], means[i], draw);
     bool inside = false;
     out.draws.push_back(log_grid_optimum(x, resampled, &inside));
   }
-  if (out.bracketed && resamplable && !out.draws.empty()) {
-    const auto [lo, hi] = percentiles(out.draws, expanded_percentile_tail(out.interval_df));
-    out.ci_lo = std::exp(lo);
-    out.ci_hi = std::exp(hi);
+  if (!out.bracketed) return out;
+  const OptimumInterval ci = optimum_interval(x, values);
+  out.interval_df = ci.df;
+  if (resamplable && !std::isnan(ci.lo)) {
+    out.ci_lo = std::exp(ci.lo);
+    out.ci_hi = std::exp(ci.hi);
   }
   return out;
 }

@@ -2,12 +2,13 @@
 // Where a curve measured on a grid of x values (learning rates, depths) is lowest, between its
 // grid points: the vertex of the parabola in ln(x) through the lowest mean and its two
 // neighbours, or the lowest mean's x itself at an end of the grid (the optimum is not
-// bracketed: the true one may lie beyond it). Its 95 % interval is a bootstrap over seeds: each
-// draw resamples every grid point's seeds, rescales each drawn mean about the point's mean by
-// sqrt(n/(n-1)) and finds the draw's optimum; the ends are the draws' expanded percentiles
-// (base/metrics/statistics.h, after Hesterberg 2015) for the seeds less one of the three points
-// the vertex is fitted through, pooled. The best learning rate of a curve
-// (experiments/lr_transfer.h) and the best depth at a budget (plot/budgets_figure.h) are both this.
+// bracketed: the true one may lie beyond it). Its 95 % interval is the x where the curve's
+// slope, the local parabola's, is within noise of zero (experiments/optimum_interval.h); it
+// reaches the grid's end where the seeds cannot place the optimum. Its bootstrap draws (each grid
+// point's seeds resampled, each drawn mean rescaled about the point's mean by sqrt(n/(n-1)), the
+// draw's optimum found as the estimate's) carry it into the intervals of what is fitted over
+// several optima: the slope of the best rate against depth (experiments/lr_transfer.h). The best
+// learning rate of a curve and the best depth at a budget (plot/budgets_figure.h) are both this.
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,9 +41,10 @@ struct GridOptimum {
   double x = 0;            // the fitted optimum, exp(vertex); the grid's best where unbracketed
   double grid_x = 0;       // the x of the lowest mean
   bool bracketed = false;  // the lowest mean is at neither end of the grid
-  // The 95 % bootstrap interval of `x`; NaN when unbracketed or a grid point has one seed.
+  // The 95 % interval of `x` (experiments/optimum_interval.h: the x where the curve's slope is
+  // within noise of zero); NaN when unbracketed or a grid point has one seed.
   double ci_lo = 0, ci_hi = 0;
-  double interval_df = 0;     // the vertex's three points' seeds less one each: where ends are read
+  double interval_df = 0;     // the vertex's three points' seeds less one each (variance pooled)
   std::vector<double> draws;  // ln(optimum) of each (rescaled) bootstrap draw
 };
 

@@ -116,16 +116,17 @@ LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_d
       "best lr: the vertex of the parabola in ln(rate) through each curve's lowest mean " +
       t.metric +
       " and its two neighbours (the grid's lowest where that is an end: unbracketed); 95 % "
-      "interval: bootstrap over seeds, each rate's seeds resampled and the drawn mean moved from "
-      "the rate's mean by sqrt(n/(n-1)) times its distance, " +
-      std::to_string(kLrBootstrapResamples) +
-      " draws, the ends the expanded percentile's for the seeds less one of the three rates "
-      "the vertex is fitted through (Hesterberg 2015)");
+      "interval: the rates where the curve's slope -- the parabola's through the three rates "
+      "nearest -- is within t_0.975 standard errors of zero (their seeds' variance pooled), "
+      "an interval reaching the grid's end leaving the optimum unplaced there");
   t.notes.push_back(
       "slope: least squares of ln(best lr) on ln(" + depth_key +
-      "), its interval from the same draws (each depth's from its own stream), the ends "
-      "expanded for every depth's degrees of freedom, summed; 0: "
-      "the rate transfers across depth, -1: it falls as 1/depth");
+      "), its interval a bootstrap over seeds (each rate's seeds resampled, the drawn mean moved "
+      "from the rate's mean by sqrt(n/(n-1)) times its distance, " +
+      std::to_string(kLrBootstrapResamples) +
+      " draws, each depth's from its own stream, each draw's best rates fitted as the "
+      "estimate's), the ends the expanded percentile's for every depth's degrees of freedom, "
+      "summed (Hesterberg 2015); 0: the rate transfers across depth, -1: it falls as 1/depth");
   return t;
 }
 

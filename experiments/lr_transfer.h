@@ -9,8 +9,9 @@
 // each seed capped at its l0) is its grid optimum (experiments/grid_optimum.h): the vertex of
 // the parabola in x = ln(rate) through the curve's lowest point and its two neighbours --
 // between grid points, where a method's optimum usually lies -- or the grid's lowest rate
-// itself at an end of the grid, with a bootstrap interval over seeds (rescaled draws, expanded
-// ends).
+// itself at an end of the grid, with a 95 % interval: the rates where the curve's slope is within
+// noise of zero (experiments/optimum_interval.h). The slope's interval is a bootstrap over seeds
+// (rescaled draws, expanded ends).
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,8 +29,8 @@ struct BestRate {
   double lr = 0;           // the fitted optimum, exp(vertex); the grid's best where unbracketed
   double grid_lr = 0;      // the rate of the curve's lowest mean
   bool bracketed = false;  // the lowest mean is at neither end of the grid
-  // The 95 % bootstrap interval of `lr` (grid_optimum's: rescaled draws, expanded ends); NaN
-  // when unbracketed or a rate has one seed.
+  // The 95 % interval of `lr` (grid_optimum's: the rates where the slope is within noise of
+  // zero); NaN when unbracketed or a rate has one seed.
   double ci_lo = 0, ci_hi = 0;
   double interval_df = 0;     // the vertex's three rates' seeds less one each
   std::vector<double> draws;  // ln(best rate) of each bootstrap draw (for slopes)

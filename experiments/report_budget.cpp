@@ -75,8 +75,8 @@ void best_of_axis(std::ostream& out, const ComparisonTable& table, const Budget&
   request.at = budget;
   request.file_stem = "budgets-" + table.metric;
   out << "Best " << axis << " at this budget: the vertex of the parabola in ln(" << axis
-      << ") through the best mean and its two neighbours, with a 95 % bootstrap interval over "
-         "seeds, its draws rescaled and its ends expanded as methods.md s7 says (`"
+      << ") through the best mean and its two neighbours, with a 95 % interval over seeds: the "
+         "values where the curve's slope is within noise of zero, as methods.md s7 says (`"
       << budgets_command(request, {budget}) << "` draws it):\n\n";
   bool at_an_end = false;
   for (const AxisOptimum& optimum : row_optima(t, axis, higher)) {

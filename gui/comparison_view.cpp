@@ -205,8 +205,9 @@ QHBoxLayout* ComparisonView::buildOptionsBar() {
       QStringLiteral("where the columns (or the rows of a one-column table) are three or more "
                      "numbers -- depths, widths, rates -- draw each row as a line along them, "
                      "with its best value there: the vertex of the parabola in ln(x) through "
-                     "the best mean and its two neighbours (dashed), with a bootstrap interval "
-                     "over seeds (`fathom export plot budgets` at a budget); else bars"));
+                     "the best mean and its two neighbours (dashed), with a 95 % interval over "
+                     "seeds: where the curve's slope is within noise of zero (`fathom export plot "
+                     "budgets` at a budget); else bars"));
   options_bar->addWidget(lines_);
   options_bar->addStretch();
   auto* export_button = new QPushButton(QStringLiteral("&Export..."));

@@ -71,8 +71,8 @@ QString ComparisonView::optimaNote() const {
   if (!lines) return {};
   const std::string& axis = lines->figure.x.label;
   QStringList out{QStringLiteral("Best %1%2 (the vertex of the parabola in ln(%1) through the "
-                                 "best mean and its neighbours, 95 % bootstrap interval over "
-                                 "seeds):")
+                                 "best mean and its neighbours; 95 % interval over seeds: "
+                                 "where the curve's slope is within noise of zero):")
                       .arg(QString::fromStdString(axis),
                            budget_->budget() ? QStringLiteral(" at this budget") : QString())};
   for (const auto& o : lines->optima) out << QString::fromStdString(o.text());

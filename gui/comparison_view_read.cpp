@@ -27,8 +27,8 @@ ComparisonView::TableRead ComparisonView::readTable(const db::Store& store,
     options.versus = versus;
     out.table = experiments::build_comparison_table(runs, options);
   }
-  // Each row's best along a numeric axis: a bootstrap over every cell's seeds, read here
-  // rather than on the UI thread (0.4 s at 64 seeds a cell).
+  // Each row's best along a numeric axis and its interval, made here rather than on the UI
+  // thread with the table.
   out.lines = plot::axis_lines(out.table);
   out.parent = parentReference(std::move(parent), store, options);
   out.options = std::move(options);  // a least budget as read_run_values found it

@@ -1,6 +1,6 @@
 // Learning-rate transfer across depth (experiments/lr_transfer.h) against values worked by
-// hand: the parabola's vertex in log rate, a best rate at the grid's edge left unbracketed, the
-// bootstrap interval of an enumerable case, and the slope of ln(best rate) on ln(depth).
+// hand: the parabola's vertex in log rate, a best rate at the grid's edge left unbracketed, its
+// interval, and the slope of ln(best rate) on ln(depth) with the bootstrap's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,33 +44,32 @@ TEST(LrTransfer, BestRateBetweenGridPointsOrUnbracketedAtAnEnd) {
   EXPECT_TRUE(std::isnan(edge.ci_lo));
 }
 
-// An enumerable interval: the right rate's seeds {0.5625, 1.5625} resample to a mean m of
-// 0.5625 (1/4), 1.0625 (1/2) or 1.5625 (1/4); the left's and middle's are fixed (1.5625,
-// 0.0625). With y0 = 1.5625, y1 = 0.0625, y2 = m: d1 = -1.5, d2 = m - 0.0625,
-// c = (d2 - d1) / 2 = (m + 1.4375) / 2, vertex = (-1 - d1 / c) / 2 = -0.5 + 1.5 / (m + 1.4375):
-// 0.25, 0.1 and 0.0 before rescaling. Each draw's mean is moved from the rate's mean 1.0625 by
-// sqrt(2) times its distance (two seeds): m' = 1.0625 - sqrt(2)/2, 1.0625, 1.0625 + sqrt(2)/2,
-// so the vertex is -0.5 + 1.5 / (2.5 -+ sqrt(2)/2) at the ends. The ends are read at the
-// expanded tail for three degrees of freedom (one a rate), Phi(-t_{0.975,3}) = 0.07 %: inside
-// a quarter of 2,000 draws at each extreme, so the extremes themselves. The point estimate
-// (m = 1.0625) e^0.1.
-TEST(LrTransfer, TheIntervalOfAnEnumerableCase) {
+// The right rate's seeds {0.5625, 1.5625}, the others' fixed (1.5625, 0.0625): the best rate
+// e^0.1 (means 1.5625, 0.0625, 1.0625), its interval the x where the parabola's slope is within
+// noise of zero (experiments/optimum_interval.h; worked by hand in test_optimum_interval.cpp):
+// from the lower root of (2.5 x - 0.25)^2 = t_{0.975,3}^2 (1/6) (1/4 + 3 x^2) to the grid's end
+// e^1 -- the upper root lies beyond it. 3 degrees of freedom, one a rate.
+TEST(LrTransfer, TheIntervalIsWhereTheSlopeIsWithinNoiseOfZero) {
   const std::vector<double> rates = {std::exp(-1.0), 1.0, std::exp(1.0)};
   const auto b =
       experiments::best_rate(rates, {{1.5625, 1.5625}, {0.0625, 0.0625}, {0.5625, 1.5625}});
-  const double half_root2 = std::sqrt(2.0) / 2;
-  EXPECT_NEAR(std::log(b.ci_lo), -0.5 + 1.5 / (2.5 + half_root2), 1e-12);
-  EXPECT_NEAR(std::log(b.ci_hi), -0.5 + 1.5 / (2.5 - half_root2), 1e-12);
+  const double t2 = 3.182446305284263 * 3.182446305284263;
+  const double qa = 6.25 - t2 / 2, qc = 0.0625 - t2 / 24;
+  EXPECT_NEAR(std::log(b.ci_lo), (1.25 - std::sqrt(1.5625 - 4 * qa * qc)) / (2 * qa), 1e-9);
+  EXPECT_NEAR(b.ci_hi, std::exp(1.0), 1e-12);
   EXPECT_DOUBLE_EQ(b.interval_df, 3.0);
   EXPECT_NEAR(std::log(b.lr), 0.1, 1e-12);
 }
 
 // Two depths with the same seeds' values: the slope is 0, and were both depths resampled from one
 // stream (the same seed indices at each) every draw would find the same best rate at both and
-// the interval would be the point 0. Resampled apart, a draw pairs any of the enumerable case's
-// three vertices (above) at 6 with any at 24, each extreme a sixteenth of the draws -- beyond
-// the ends' tail at six degrees of freedom (0.72 %) -- so the ends are -+ the vertices' range
-// over ln(24 / 6).
+// the interval would be the point 0. The right rate's seeds {0.5625, 1.5625} resample to a mean
+// m of 0.5625, 1.0625 or 1.5625 (1/4, 1/2, 1/4), the others' fixed (1.5625, 0.0625): with
+// d1 = -1.5 and c = (m + 1.4375) / 2 a draw's vertex is -0.5 + 1.5 / (m + 1.4375), the rescaled
+// m (moved by sqrt(2) from 1.0625) 1.0625 -+ sqrt(2)/2 at the extremes. Resampled apart, a draw
+// pairs any of the three vertices at 6 with any at 24, each extreme a sixteenth of the draws --
+// beyond the ends' tail at six degrees of freedom (0.72 %) -- so the ends are -+ the vertices'
+// range over ln(24 / 6).
 TEST(LrTransfer, EachDepthIsResampledOnItsOwn) {
   std::vector<std::pair<double, experiments::LrSensitivity>> by_depth;
   for (const double depth : {6.0, 24.0}) {
