@@ -48,6 +48,22 @@ nlohmann::json time_left_json(const std::optional<experiments::SweepTimeLeft>& l
           {"updates_left", left->updates_left}};
 }
 
+// The time left at the running runs' pace, and the lost runs left out of it (their worker
+// silent past the heartbeat timeout: shown crashed).
+void print_time_left(const std::optional<experiments::SweepTimeLeft>& left, int lost) {
+  if (left)
+    std::printf(
+        "time left: ~%s at the pace of its %d running run(s) now (%lld updates left; the queued "
+        "ones taken as large as those running, by as many workers)\n",
+        ProgressBar::format_duration(left->seconds).c_str(), left->paced_runs,
+        static_cast<long long>(left->updates_left));
+  if (lost > 0)
+    std::printf(
+        "%d running run(s) lost: no heartbeat for over %.0f s (their updates are counted as still "
+        "to make, their pace is not; `fathom sweep FILE --resume` takes them again)\n",
+        lost, experiments::kDefaultHeartbeatTimeout);
+}
+
 void sweep_status(const GlobalOptions& global, const std::string& name) {
   const std::string db_path = resolve_db_path(global);
   auto store = db::Store::open(db_path, db::OpenMode::ReadOnly);
@@ -58,7 +74,7 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const auto states = experiments::worker_states(tags);
   const double now = db::unix_now();
   std::map<std::string, int> by_status;
-  int stopped_early = 0;
+  int stopped_early = 0, lost = 0;
   nlohmann::json json_runs = nlohmann::json::array();
   if (!global.json)
     std::printf("%5s  %-21s %7s  %-12s %-12s %-22s %9s  %s\n", "id", "status", "updates", "host",
@@ -66,6 +82,8 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     ++by_status[r.status];
+    lost += r.status == db::status::kRunning &&
+            experiments::shown_status(r, now) != db::status::kRunning;
     std::string status = r.status;
     if (r.diverged_step) status += "@" + std::to_string(*r.diverged_step);
     const bool early = r.status == db::status::kFinished && db::ended_by_early_stop(tags[i]);
@@ -93,7 +111,7 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
   const auto stalled_by = experiments::stalled_write_lock_holder(store);
   const std::string holder =
       stalled_by ? experiments::describe_lock_holder(store, *stalled_by, db::unix_now()) : "";
-  const auto time_left = experiments::sweep_time_left(store, name, runs);
+  const auto time_left = experiments::sweep_time_left(store, name, runs, now);
   if (global.json) {
     std::cout << nlohmann::json{{"sweep", name},
                                 {"runs", json_runs},
@@ -114,12 +132,7 @@ void sweep_status(const GlobalOptions& global, const std::string& name) {
       std::printf(" (%d stopped early by train.patience)", stopped_early);
   }
   std::printf("\n");
-  if (time_left)
-    std::printf(
-        "time left: ~%s at the pace of its %d running run(s) now (%lld updates left; the queued "
-        "ones taken as large as those running, by as many workers)\n",
-        ProgressBar::format_duration(time_left->seconds).c_str(), time_left->paced_runs,
-        static_cast<long long>(time_left->updates_left));
+  print_time_left(time_left, lost);
   if (stalled_by)
     std::printf(
         "the run store's write lock is held by %s, still a second later: every writer waits on "

@@ -8,6 +8,7 @@
 #include "db/run_status.h"
 #include "db/store.h"
 #include "db/update_rate.h"
+#include "experiments/run_control.h"
 
 namespace fathom::experiments {
 
@@ -31,8 +32,8 @@ std::optional<double> ended_runs_seconds_per_update(const db::Store& store,
 
 SweepStanding sweep_standing(const std::vector<db::RunRecord>& runs, const std::string& sweep,
                              const std::map<int64_t, int64_t>& max_updates,
-                             const std::map<int64_t, double>& seconds_per_update) {
-  SweepStanding standing{sweep};
+                             const std::map<int64_t, double>& seconds_per_update, double now) {
+  SweepStanding standing{sweep, 0, 0, 0, 0, 0, std::nullopt};
   SweepTimeLeft left;
   double updates_per_second = 0;
   for (const auto& run : runs) {
@@ -47,6 +48,10 @@ SweepStanding sweep_standing(const std::vector<db::RunRecord>& runs, const std::
     if (total != max_updates.end())
       left.updates_left += std::max<int64_t>(0, total->second - run.updates);
     if (run.status != db::status::kRunning) continue;
+    if (shown_status(run, now) != db::status::kRunning) {  // its worker silent: lost
+      ++standing.lost;
+      continue;
+    }
     ++standing.running;
     const auto pace = seconds_per_update.find(run.id);
     if (pace != seconds_per_update.end() && pace->second > 0) {
@@ -62,7 +67,7 @@ SweepStanding sweep_standing(const std::vector<db::RunRecord>& runs, const std::
 }
 
 std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::string& sweep,
-                                             const std::vector<db::RunRecord>& runs) {
+                                             const std::vector<db::RunRecord>& runs, double now) {
   std::map<int64_t, int64_t> max_updates;  // of the records' own configs
   std::vector<db::RunRecord> running;
   for (const auto& run : runs) {
@@ -70,7 +75,7 @@ std::optional<SweepTimeLeft> sweep_time_left(const db::Store& store, const std::
     if (run.status == db::status::kRunning) running.push_back(run);
   }
   return sweep_standing(runs, sweep, max_updates,
-                        db::seconds_per_update_by_run(db::recent_train_losses(store, running)))
+                        db::seconds_per_update_by_run(db::recent_train_losses(store, running)), now)
       .left;
 }
 

@@ -1,5 +1,6 @@
 #include "gui/runs_notes.h"
 
+#include "experiments/run_control.h"
 #include "gui/run_state_text.h"
 
 namespace fathom::gui {
@@ -28,14 +29,25 @@ QString sweep_time_note(const experiments::SweepStanding& standing) {
                            .arg(standing.runs)
                            .arg(standing.running)
                            .arg(standing.queued);
+  // A lost run's worker is silent (shown crashed in the table): its updates are still to make,
+  // its pace is not counted.
+  const QString lost = standing.lost == 0
+                           ? QString()
+                           : QStringLiteral("%1 lost (no heartbeat for over %2, shown crashed), ")
+                                 .arg(standing.lost)
+                                 .arg(duration_text(experiments::kDefaultHeartbeatTimeout));
   if (!standing.left)
-    return note + QStringLiteral(
-                      "its time left is known once a running run has logged two training losses");
-  return note + QStringLiteral(
-                    "about %1 left at its running runs' pace now (%2 updates to make, the queued "
-                    "runs taken as large as those running)")
-                    .arg(duration_text(standing.left->seconds))
-                    .arg(standing.left->updates_left);
+    return note + lost +
+           (standing.running == 0 && standing.lost > 0
+                ? QStringLiteral("no run is training now: no time left to tell")
+                : QStringLiteral(
+                      "its time left is known once a running run has logged two training losses"));
+  return note + lost +
+         QStringLiteral(
+             "about %1 left at its running runs' pace now (%2 updates to make, the queued "
+             "runs taken as large as those running)")
+             .arg(duration_text(standing.left->seconds))
+             .arg(standing.left->updates_left);
 }
 
 }  // namespace fathom::gui

@@ -47,7 +47,8 @@ experiments::SweepStanding chosen_sweep_standing(SharedRunListing& listing, cons
     }
   }
   return experiments::sweep_standing(read.runs, sweep, listing.max_updates,
-                                     db::seconds_per_update_by_run(read.recent_losses));
+                                     db::seconds_per_update_by_run(read.recent_losses),
+                                     db::unix_now());
 }
 
 }  // namespace

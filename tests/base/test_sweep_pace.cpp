@@ -71,13 +71,13 @@ TEST(SweepTimeLeft, IsTheUpdatesLeftOverTheRunningRunsSummedRate) {
   run_at_pace(store, "running", 0.5, 10);
   run_at_pace(store, "running", 0.25, 20);
   run_at_pace(store, "queued", 0, 0, 400);
-  const auto left = experiments::sweep_time_left(store, "s", store.list_runs("s"));
+  const auto left = experiments::sweep_time_left(store, "s", store.list_runs("s"), db::unix_now());
   ASSERT_TRUE(left);
   EXPECT_EQ(left->updates_left, 2100);
   EXPECT_EQ(left->paced_runs, 2);
   EXPECT_DOUBLE_EQ(left->seconds, 350.0);
   run_at_pace(store, "running", 0, 1, 400);  // one loss at update 10: 390 more, no pace
-  const auto more = experiments::sweep_time_left(store, "s", store.list_runs("s"));
+  const auto more = experiments::sweep_time_left(store, "s", store.list_runs("s"), db::unix_now());
   EXPECT_EQ(more->updates_left, 2490);
   EXPECT_EQ(more->paced_runs, 2);
   EXPECT_DOUBLE_EQ(more->seconds, 415.0);
@@ -98,7 +98,7 @@ TEST(SweepStanding, CountsTheSweepsRunsAndSumsTheRatesItIsGiven) {
   // Runs 2 and 3 at 0.5 and 1 s an update (3 updates a second); 1000 - 100, 900 - 200 and
   // 800 - 300 left (run 5 has no max_updates): 2,100, 700 s; run 6 is another sweep's.
   const auto standing = experiments::sweep_standing(
-      runs, "s", {{2, 1000}, {3, 900}, {4, 800}, {6, 1000}}, {{2, 0.5}, {3, 1.0}, {6, 0.1}});
+      runs, "s", {{2, 1000}, {3, 900}, {4, 800}, {6, 1000}}, {{2, 0.5}, {3, 1.0}, {6, 0.1}}, 0);
   EXPECT_EQ(standing.sweep, "s");
   EXPECT_EQ(standing.runs, 5);
   EXPECT_EQ(standing.ended, 1);
@@ -108,7 +108,40 @@ TEST(SweepStanding, CountsTheSweepsRunsAndSumsTheRatesItIsGiven) {
   EXPECT_EQ(standing.left->updates_left, 900 + 700 + 500);
   EXPECT_EQ(standing.left->paced_runs, 2);
   EXPECT_DOUBLE_EQ(standing.left->seconds, 700.0);
-  EXPECT_FALSE(experiments::sweep_standing(runs, "s", {{2, 1000}}, {}).left);  // no rate yet
+  EXPECT_FALSE(experiments::sweep_standing(runs, "s", {{2, 1000}}, {}, 0).left);  // no rate yet
+}
+
+// A running run whose worker has been silent past the heartbeat timeout (180 s) is lost: its
+// 800 updates are still to make, its last pace (4 updates a second) is not counted. With the
+// run beside it at 2 a second and a queued one of 1,000: 900 + 800 + 1,000 = 2,700 updates at 2
+// a second, 1,350 s (450 s had the lost run's pace counted).
+TEST(SweepStanding, ALostRunsUpdatesAreLeftButNotItsPace) {
+  const double now = 1.7e9;
+  std::vector<db::RunRecord> runs(3);
+  const char* statuses[] = {"running", "running", "queued"};
+  for (int i = 0; i < 3; ++i) {
+    runs[i].id = i + 1;
+    runs[i].sweep = "s";
+    runs[i].status = statuses[i];
+  }
+  runs[0].updates = 100;
+  runs[0].heartbeat_at = now - 5;
+  runs[1].updates = 200;
+  runs[1].heartbeat_at = now - 600;
+  const auto standing = experiments::sweep_standing(runs, "s", {{1, 1000}, {2, 1000}, {3, 1000}},
+                                                    {{1, 0.5}, {2, 0.25}}, now);
+  EXPECT_EQ(standing.running, 1);
+  EXPECT_EQ(standing.lost, 1);
+  EXPECT_EQ(standing.queued, 1);
+  ASSERT_TRUE(standing.left);
+  EXPECT_EQ(standing.left->updates_left, 2700);
+  EXPECT_EQ(standing.left->paced_runs, 1);
+  EXPECT_DOUBLE_EQ(standing.left->seconds, 1350.0);
+  // Every running run lost: nothing trains now, no time left to tell.
+  runs[0].heartbeat_at = now - 600;
+  EXPECT_FALSE(experiments::sweep_standing(runs, "s", {{1, 1000}, {2, 1000}, {3, 1000}},
+                                           {{1, 0.5}, {2, 0.25}}, now)
+                   .left);
 }
 
 TEST(SweepTimeLeft, NoneWithoutARunningPaceOrUpdatesLeft) {
@@ -116,11 +149,11 @@ TEST(SweepTimeLeft, NoneWithoutARunningPaceOrUpdatesLeft) {
   auto store = db::Store::open(scratch.file("runs.db"));
   run_at_pace(store, "queued", 0, 0);
   run_at_pace(store, "running", 0, 1);  // its first loss only
-  EXPECT_FALSE(experiments::sweep_time_left(store, "s", store.list_runs("s")));
+  EXPECT_FALSE(experiments::sweep_time_left(store, "s", store.list_runs("s"), db::unix_now()));
   const fathom::testing::TempDir other;
   auto ended = db::Store::open(other.file("runs.db"));
   run_at_pace(ended, "finished", 0.5, 100, 1000);
-  EXPECT_FALSE(experiments::sweep_time_left(ended, "s", ended.list_runs("s")));
+  EXPECT_FALSE(experiments::sweep_time_left(ended, "s", ended.list_runs("s"), db::unix_now()));
 }
 
 }  // namespace test_sweep_pace

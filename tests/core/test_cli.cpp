@@ -741,25 +741,31 @@ TEST_F(Cli, SweepStatusSaysWhichRunsStoppedEarly) {
   EXPECT_TRUE(runs[2]["early_stop"].is_null());
 }
 
+// Sweep "s": run 1 running at 0.5 s an update, 100 of its 1,000 updates made; run 2 queued, of
+// 1,000.
+void add_paced_sweep(fathom::db::Store& store) {
+  for (const std::string name : {"s/a", "s/b"}) {
+    fathom::db::NewRun run;
+    run.name = name;
+    run.sweep = "s";
+    run.config_json = R"({"train": {"max_updates": 1000, "log_every": 10}})";
+    store.create_run(run);
+  }
+  store.mark_running(1, "host", "cpu");
+  std::vector<fathom::db::MetricRow> rows;
+  for (int step = 10; step <= 100; step += 10)
+    rows.push_back({step, "train_loss", 3.0, step * 0.5});
+  store.write_metrics(1, rows);
+  store.heartbeat(1, 100);
+}
+
 // `fathom sweep status` says the time a sweep has left at its running runs' pace now, from their
 // logged losses' wall times: a run at 0.5 s an update with 900 of 1,000 updates left and a
 // queued run of 1,000 -> 1,900 updates at 2 a second, 950 s ("15m50s").
 TEST_F(Cli, SweepStatusSaysTheTimeLeftAtTheRunningRunsPace) {
   {
     auto store = fathom::db::Store::open(db());
-    for (const std::string name : {"s/a", "s/b"}) {
-      fathom::db::NewRun run;
-      run.name = name;
-      run.sweep = "s";
-      run.config_json = R"({"train": {"max_updates": 1000, "log_every": 10}})";
-      store.create_run(run);
-    }
-    store.mark_running(1, "host", "cpu");
-    std::vector<fathom::db::MetricRow> rows;
-    for (int step = 10; step <= 100; step += 10)
-      rows.push_back({step, "train_loss", 3.0, step * 0.5});
-    store.write_metrics(1, rows);
-    store.heartbeat(1, 100);
+    add_paced_sweep(store);
   }
   const Result text = fathom({"--db", db(), "sweep", "status", "s"});
   ASSERT_EQ(text.status, 0) << text.err;
@@ -773,6 +779,36 @@ TEST_F(Cli, SweepStatusSaysTheTimeLeftAtTheRunningRunsPace) {
   EXPECT_DOUBLE_EQ(left["seconds"].get<double>(), 950.0);
   EXPECT_EQ(left["updates_left"], 1900);
   EXPECT_EQ(left["paced_runs"], 1);
+}
+
+// A third run, running in the store but its worker silent for ten minutes (past the 180 s
+// heartbeat timeout), had logged 0.1 s an update with 500 of 1,000 left: lost, its updates are
+// still to make and its pace is not counted -- 2,400 updates at 2 a second, 1,200 s ("20m00s";
+// counting its 10 a second would say 200 s).
+TEST_F(Cli, SweepStatusLeavesALostRunsPaceOut) {
+  {
+    auto store = fathom::db::Store::open(db());
+    add_paced_sweep(store);
+    fathom::db::RunExport lost;
+    lost.run.id = 3;
+    lost.run.name = "s/c";
+    lost.run.sweep = "s";
+    lost.run.status = "running";
+    lost.run.updates = 500;
+    lost.run.heartbeat_at = fathom::db::unix_now() - 600;
+    lost.run.config_json = R"({"train": {"max_updates": 1000, "log_every": 10}})";
+    lost.run.config_yaml = "name: c\n";
+    for (int step = 410; step <= 500; step += 10)
+      lost.metrics.push_back({step, "train_loss", 3.0, step * 0.1});
+    store.import_run(lost);
+  }
+  const Result text = fathom({"--db", db(), "sweep", "status", "s"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out,
+                       "time left: ~20m00s at the pace of its 1 running run(s) now "
+                       "(2400 updates left;"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "1 running run(s) lost: no heartbeat for over 180 s")) << text.out;
 }
 
 // `fathom sweep status` of a store whose write lock another process holds -- still a second

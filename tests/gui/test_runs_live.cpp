@@ -345,6 +345,50 @@ class RunsLiveTest : public QObject {
              qPrintable(view.sweepNote()->text()));
   }
 
+  // A run still "running" in the store whose worker has been silent for ten minutes is lost: it
+  // is said apart, its 500 updates left are counted, its pace (10 updates a second) is not --
+  // 900 + 500 updates at the live run's 2 a second, 700 s (counting it: 1,400 / 12, 1:57).
+  void aLostRunOfTheChosenSweepIsSaidAndNotPaced() {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    auto store = Store::open(db.toStdString());
+    NewRun r;
+    r.name = "s/a";
+    r.sweep = "s";
+    r.config_json = R"({"train":{"max_updates":1000,"log_every":10}})";
+    const int64_t live = store.create_run(r);
+    store.mark_running(live, "host", "cpu");
+    std::vector<fathom::db::MetricRow> rows;
+    for (int step = 10; step <= 100; step += 10)
+      rows.push_back({step, "train_loss", 3.0, step * 0.5});
+    store.write_metrics(live, rows);
+    store.heartbeat(live, 100);
+    fathom::db::RunExport lost;
+    lost.run.id = live + 1;
+    lost.run.name = "s/b";
+    lost.run.sweep = "s";
+    lost.run.status = "running";
+    lost.run.updates = 500;
+    lost.run.heartbeat_at = fathom::db::unix_now() - 600;
+    lost.run.config_json = r.config_json;
+    lost.run.config_yaml = "name: s/b\n";
+    for (int step = 410; step <= 500; step += 10)
+      lost.metrics.push_back({step, "train_loss", 3.0, step * 0.1});
+    store.import_run(lost);
+    QString error;
+    auto session = StoreSession::open(db, &error);
+    QVERIFY2(session, qPrintable(error));
+    fathom::gui::RunsView view;
+    view.setSession(session.get(), db);
+    view.followSweep("s");
+    QTRY_VERIFY(!view.sweepNote()->isHidden());
+    QCOMPARE(view.sweepNote()->text(),
+             QStringLiteral("Sweep s: 0 of 2 runs ended, 1 running, 0 queued; 1 lost (no heartbeat "
+                            "for over 3:00, shown crashed), about 11:40 left at its running runs' "
+                            "pace now (1400 updates to make, the queued runs taken as large as "
+                            "those running)"));
+  }
+
   // Log y and colour-by come back with the next session, as smoothing does; a colour-by axis
   // no run shows yet waits for one (the store opens after the settings are read).
   void theDashboardRemembersLogYAndColourBy() {
