@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include <boost/math/distributions/students_t.hpp>
 
@@ -24,15 +26,16 @@ PointSeeds point_seeds(const std::vector<double>& v) {
   return p;
 }
 
+using Pieces = std::vector<std::pair<double, double>>;
+
 // The x in [from, to] where the slope of the parabola through points k-1, k, k+1 is within
-// t standard errors of zero: where (A + B x)^2 <= t^2 Var(A + B x), a quadratic in x. Widens
-// [*lo, *hi] by them.
+// t standard errors of zero: where (A + B x)^2 <= t^2 Var(A + B x), a quadratic in x. Adds them
+// to `pieces` as closed intervals (a single x as [x, x]).
 void add_accepted(const std::vector<double>& x, const std::vector<PointSeeds>& p, size_t k,
-                  double level, double from, double to, double* lo, double* hi) {
+                  double level, double from, double to, Pieces& pieces) {
   const double df = p[k - 1].n + p[k].n + p[k + 1].n - 3;
   if (df < 1) {  // one seed each: nothing to test the slope against, no x rejected
-    *lo = std::min(*lo, from);
-    *hi = std::max(*hi, to);
+    pieces.emplace_back(from, to);
     return;
   }
   const double pooled = (p[k - 1].squares + p[k].squares + p[k + 1].squares) / df;
@@ -70,14 +73,27 @@ void add_accepted(const std::vector<double>& x, const std::vector<PointSeeds>& p
     ends.push_back(-qc / qb);
   }
   std::sort(ends.begin(), ends.end());
-  for (size_t i = 0; i + 1 < ends.size(); ++i) {
-    // A piece between two ends is accepted or not as a whole: its middle says which.
-    if (!accepted((ends[i] + ends[i + 1]) / 2)) continue;
-    *lo = std::min(*lo, ends[i]);
-    *hi = std::max(*hi, ends[i + 1]);
-  }
+  for (size_t i = 0; i + 1 < ends.size(); ++i)  // a stretch between two ends is all in or out
+    if (accepted((ends[i] + ends[i + 1]) / 2)) pieces.emplace_back(ends[i], ends[i + 1]);
   for (const double end : ends)
-    if (accepted(end)) *lo = std::min(*lo, end), *hi = std::max(*hi, end);
+    if (accepted(end)) pieces.emplace_back(end, end);
+}
+
+// The run of touching pieces that holds `x`, which one of them does.
+std::pair<double, double> piece_holding(Pieces pieces, double x) {
+  std::sort(pieces.begin(), pieces.end());
+  std::pair<double, double> run = pieces.front();
+  for (size_t i = 1; i < pieces.size(); ++i) {
+    const double gap = 1e-12 * std::max(1.0, std::fabs(run.second));
+    if (pieces[i].first <= run.second + gap) {
+      run.second = std::max(run.second, pieces[i].second);
+    } else if (run.second >= x) {
+      break;  // this run holds x: the next ones lie beyond it
+    } else {
+      run = pieces[i];
+    }
+  }
+  return run;
 }
 
 }  // namespace
@@ -98,18 +114,20 @@ OptimumInterval optimum_interval(const std::vector<double>& ln_x,
   out.df = p[around - 1].n + p[around].n + p[around + 1].n - 3;
   if (out.df < 1) return out;
   // The fitted vertex's slope is zero: it is in the set however little the seeds spread.
-  double lo = parabola_vertex(ln_x[around - 1], ln_x[around], ln_x[around + 1], p[around - 1].mean,
-                              p[around].mean, p[around + 1].mean),
-         hi = lo;
+  const double vertex = parabola_vertex(ln_x[around - 1], ln_x[around], ln_x[around + 1],
+                                        p[around - 1].mean, p[around].mean, p[around + 1].mean);
+  Pieces pieces{{vertex, vertex}};
   // Point k's stretch: the x nearer it than any other grid point; the first and last three
   // points' parabolas reach the grid's ends.
   for (size_t k = 1; k + 1 < n; ++k) {
     const double from = k == 1 ? ln_x.front() : (ln_x[k - 1] + ln_x[k]) / 2;
     const double to = k + 2 == n ? ln_x.back() : (ln_x[k] + ln_x[k + 1]) / 2;
-    add_accepted(ln_x, p, k, level, from, to, &lo, &hi);
+    add_accepted(ln_x, p, k, level, from, to, pieces);
   }
-  out.lo = lo;
-  out.hi = hi;
+  // The stretch around the fitted optimum: a flat stretch elsewhere -- a plateau of diverged
+  // runs at the top rates, of runs that barely trained at the bottom -- has a slope near zero
+  // too, but the curve climbs significantly between it and the optimum: not a minimum.
+  std::tie(out.lo, out.hi) = piece_holding(std::move(pieces), vertex);
   return out;
 }
 

@@ -9,8 +9,10 @@
 // the fitted vertex (-b / 2c, a ratio of noisy quantities, heavier-tailed than its draws know at
 // three seeds; it held the truth in 91-92 % at "95 %") and unlike Fieller's interval (Fieller
 // 1954, JRSS B 16(2)) on the three points around the lowest mean, whose choice by the same
-// noise breaks its exactness. The interval is the span of the x not rejected; where the seeds
-// cannot tell the curve's bend from noise it reaches the grid's end (inconclusive).
+// noise breaks its exactness. The interval is the stretch of x not rejected that holds the
+// fitted vertex: a flat stretch elsewhere (a plateau of diverged runs at the top rates) has a
+// slope near zero too, but is cut off by a significant climb. Where the seeds cannot tell the
+// curve's bend from noise it reaches the grid's end (inconclusive).
 #include <vector>
 
 namespace fathom::experiments {

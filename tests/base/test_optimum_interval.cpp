@@ -104,4 +104,29 @@ TEST(OptimumInterval, ItsEndsAreWhereTheSlopeIsJustSignificant) {
   EXPECT_NEAR(std::log(best.ci_hi), ci.hi, 1e-9);
 }
 
+// A curve that dips at x = 2 (the parabola through x = 1, 2, 3: vertex 1.9) and climbs steeply to a
+// plateau of diverged runs (each at its loss at initialization, 5.0, within a little noise) at x =
+// 4, 5: the plateau's parabola is flat near x = 4.7 -- its slope within noise of zero there -- but
+// the curve climbs significantly between it and the optimum, so the interval is the stretch around
+// the optimum alone.
+TEST(OptimumInterval, APlateauOfDivergedRunsIsNoOptimum) {
+  const std::vector<double> ln_x{0, 1, 2, 3, 4, 5};
+  const double means[6] = {3.0, 2.2, 2.0, 2.3, 5.0, 5.0};
+  std::vector<std::vector<double>> values(6);
+  for (size_t i = 0; i < 6; ++i) values[i] = {means[i] - 0.02, means[i], means[i] + 0.02};
+  double flat = 0;  // the plateau's least |t|: within noise of zero
+  for (double x = 4.5; x <= 5; x += 0.01)
+    if (std::fabs(slope_t(ln_x, values, x)) < kT6) flat = x;
+  ASSERT_GT(flat, 4.5);
+  bool climbs = false;  // significantly, somewhere between the optimum and the plateau
+  for (double x = 2.5; x <= 4.5; x += 0.01) climbs |= slope_t(ln_x, values, x) > kT6;
+  ASSERT_TRUE(climbs);
+  const auto ci = experiments::optimum_interval(ln_x, values);
+  EXPECT_LT(ci.lo, 1.9);
+  EXPECT_GT(ci.hi, 1.9);
+  EXPECT_LT(ci.hi, 3.0);
+  for (double x = ci.lo; x <= ci.hi; x += 0.001)
+    EXPECT_LE(std::fabs(slope_t(ln_x, values, x)), kT6 + 1e-6) << x;
+}
+
 }  // namespace test_optimum_interval
