@@ -24,6 +24,8 @@ struct OptimumInterval {
 };
 
 // `ln_x` ascending (at least three), `values[i]` point i's seeds (none empty); lower is better.
+// Meant for a lowest mean inside the grid (grid_optimum asks only then); at an end, the stretch
+// is the one around the vertex of the three points at that end.
 OptimumInterval optimum_interval(const std::vector<double>& ln_x,
                                  const std::vector<std::vector<double>>& values,
                                  double level = 0.95);
