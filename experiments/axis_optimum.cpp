@@ -7,10 +7,7 @@
 
 namespace fathom::experiments {
 
-bool AxisOptimum::inconclusive() const {
-  if (!best.bracketed || std::isnan(best.ci_lo)) return false;
-  return best.ci_lo <= grid_lo * (1 + 1e-9) || best.ci_hi >= grid_hi * (1 - 1e-9);
-}
+bool AxisOptimum::inconclusive() const { return best.bracketed && best.interval_at_an_end; }
 
 std::string AxisOptimum::text() const {
   const std::string head = line + ": ";

@@ -95,6 +95,7 @@ GridOptimum grid_optimum(const std::vector<double>& xs,
   if (resamplable && !std::isnan(ci.lo)) {
     out.ci_lo = std::exp(ci.lo);
     out.ci_hi = std::exp(ci.hi);
+    out.interval_at_an_end = ci.lo <= x.front() || ci.hi >= x.back();
   }
   return out;
 }

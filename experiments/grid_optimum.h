@@ -44,6 +44,8 @@ struct GridOptimum {
   // The 95 % interval of `x` (experiments/optimum_interval.h: the x where the curve's slope is
   // within noise of zero); NaN when unbracketed or a grid point has one seed.
   double ci_lo = 0, ci_hi = 0;
+  // The interval reaches an end of the grid: whether the optimum lies inside it is undecided.
+  bool interval_at_an_end = false;
   double interval_df = 0;     // the vertex's three points' seeds less one each (variance pooled)
   std::vector<double> draws;  // ln(optimum) of each (rescaled) bootstrap draw
 };

@@ -51,7 +51,9 @@ std::string depth_axis(const std::map<std::string, std::set<std::string>>& axes,
 BestRate best_rate(const std::vector<double>& rates, const std::vector<std::vector<double>>& values,
                    int resamples, unsigned long long seed) {
   GridOptimum o = grid_optimum(rates, values, resamples, seed);
-  return BestRate{o.x, o.grid_x, o.bracketed, o.ci_lo, o.ci_hi, o.interval_df, std::move(o.draws)};
+  return BestRate{o.x,           o.grid_x,          o.bracketed,
+                  o.ci_lo,       o.ci_hi,           o.interval_at_an_end,
+                  o.interval_df, std::move(o.draws)};
 }
 
 LrTransfer lr_transfer(const std::vector<std::pair<double, LrSensitivity>>& by_depth,
@@ -191,7 +193,8 @@ TextTable lr_transfer_table(const LrTransfer& t) {
         !r.best.bracketed ? "unbracketed"
         : std::isnan(r.best.ci_lo)
             ? "n/a (1 seed)"
-            : "[" + three_digits(r.best.ci_lo) + ", " + three_digits(r.best.ci_hi) + "]";
+            : "[" + three_digits(r.best.ci_lo) + ", " + three_digits(r.best.ci_hi) + "]" +
+                  (r.best.interval_at_an_end ? " (reaches the grid's end: inconclusive)" : "");
     table.rows.push_back({r.method, three_digits(r.depth), three_digits(r.best.lr), interval,
                           three_digits(r.best.grid_lr) + (r.best.bracketed ? "" : " (an end)")});
   }

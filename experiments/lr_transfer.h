@@ -32,8 +32,9 @@ struct BestRate {
   // The 95 % interval of `lr` (grid_optimum's: the rates where the slope is within noise of
   // zero); NaN when unbracketed or a rate has one seed.
   double ci_lo = 0, ci_hi = 0;
-  double interval_df = 0;     // the vertex's three rates' seeds less one each
-  std::vector<double> draws;  // ln(best rate) of each bootstrap draw (for slopes)
+  bool interval_at_an_end = false;  // it reaches the grid's end: the optimum is not placed
+  double interval_df = 0;           // the vertex's three rates' seeds less one each
+  std::vector<double> draws;        // ln(best rate) of each bootstrap draw (for slopes)
 };
 
 // `rates` ascending (at least 3 for a fit), `values[i]` rate i's seeds' values.

@@ -57,8 +57,37 @@ TEST(LrTransfer, TheIntervalIsWhereTheSlopeIsWithinNoiseOfZero) {
   const double qa = 6.25 - t2 / 2, qc = 0.0625 - t2 / 24;
   EXPECT_NEAR(std::log(b.ci_lo), (1.25 - std::sqrt(1.5625 - 4 * qa * qc)) / (2 * qa), 1e-9);
   EXPECT_NEAR(b.ci_hi, std::exp(1.0), 1e-12);
+  EXPECT_TRUE(b.interval_at_an_end);  // whether the optimum lies inside the grid is undecided
   EXPECT_DOUBLE_EQ(b.interval_df, 3.0);
   EXPECT_NEAR(std::log(b.lr), 0.1, 1e-12);
+  // Seeds {1.0, 1.125} instead: ends 0.067 and 0.136 (test_optimum_interval.cpp), inside.
+  const auto inside =
+      experiments::best_rate(rates, {{1.5625, 1.5625}, {0.0625, 0.0625}, {1.0, 1.125}});
+  EXPECT_FALSE(inside.interval_at_an_end);
+  EXPECT_GT(std::log(inside.ci_hi), 0.13);
+  // The table says which (experiments::lr_transfer_table).
+  std::vector<std::pair<double, experiments::LrSensitivity>> by_depth;
+  for (const auto& [depth, seeds] :
+       std::vector<std::pair<double, std::vector<std::vector<double>>>>{
+           {6, {{1.5625, 1.5625}, {0.0625, 0.0625}, {0.5625, 1.5625}}},
+           {12, {{1.5625, 1.5625}, {0.0625, 0.0625}, {1.0, 1.125}}}}) {
+    experiments::LrCurve curve;
+    curve.label = "pre";
+    for (size_t i = 0; i < 3; ++i) {
+      experiments::LrPoint p;
+      p.lr = rates[i];
+      p.values = seeds[i];
+      curve.points.push_back(p);
+    }
+    experiments::LrSensitivity at;
+    at.curves.push_back(curve);
+    by_depth.emplace_back(depth, at);
+  }
+  const auto table = experiments::lr_transfer_table(experiments::lr_transfer(by_depth, "layers"));
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_NE(table.rows[0][3].find("(reaches the grid's end: inconclusive)"), std::string::npos)
+      << table.rows[0][3];
+  EXPECT_EQ(table.rows[1][3].find("grid's end"), std::string::npos) << table.rows[1][3];
 }
 
 // Two depths with the same seeds' values: the slope is 0, and were both depths resampled from one
